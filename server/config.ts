@@ -1,0 +1,45 @@
+// Everything the server reads from the environment, read once, with the documented defaults.
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  analyzerPort: number;
+  dataDir: string;
+  databaseUrl?: string;
+  secretKey?: string;
+  apiToken?: string;
+  allowUnauthenticated: boolean;
+  /** Largest accepted request body, in bytes (after gzip inflation). */
+  maxBodyBytes: number;
+}
+
+function port(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number, got "${value}"`);
+  return n;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: port(env.PORT, 3000, 'PORT'),
+    host: env.HOST || '127.0.0.1',
+    analyzerPort: port(env.ANALYZER_PORT, 2345, 'ANALYZER_PORT'),
+    dataDir: path.resolve(env.DATA_DIR || '.data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    secretKey: env.SECRET_KEY || undefined,
+    apiToken: env.API_TOKEN || undefined,
+    allowUnauthenticated: env.ALLOW_UNAUTHENTICATED === '1',
+    maxBodyBytes: Number(env.MAX_BODY_BYTES) > 0 ? Number(env.MAX_BODY_BYTES) : 5 * 1024 * 1024,
+  };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+export const isLoopback = (host: string) => LOOPBACK.has(host) || host.startsWith('127.');
+
+/** Refuses to serve data to the network without a token unless the operator said so. */
+export function checkExposure(config: Config): string | undefined {
+  if (isLoopback(config.host) || config.apiToken || config.allowUnauthenticated) return undefined;
+  return `Refusing to listen on ${config.host} without API_TOKEN: anyone on the network could read and change your environments. Set API_TOKEN, or ALLOW_UNAUTHENTICATED=1 to accept that.`;
+}

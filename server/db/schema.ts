@@ -1,0 +1,108 @@
+// The app's own store. Timestamps are timestamptz and leave the API as ISO 8601 UTC.
+import { sql } from 'drizzle-orm';
+import { bigint, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+export const environments = pgTable(
+  'environments',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    slug: text('slug').notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('environments_slug_key').on(t.slug)],
+);
+
+export const connections = pgTable(
+  'connections',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    label: text('label').notNull(),
+    role: text('role', { enum: ['production', 'staging', 'ci', 'other'] }).notNull().default('other'),
+    // AES-256-GCM ciphertext (server/secrets.ts); the plain string is never stored.
+    connectionStringEncrypted: text('connection_string_encrypted').notNull(),
+    // Kept beside the ciphertext so listing an environment needs no decryption.
+    maskedConnectionString: text('masked_connection_string').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('connections_environment_idx').on(t.environmentId, t.createdAt)],
+);
+
+export const repoLinks = pgTable(
+  'repo_links',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    repo: text('repo').notNull(),
+    createdAt: createdAt(),
+  },
+  // GitHub treats owner/name case-insensitively, so one repository has one home whatever its spelling.
+  (t) => [uniqueIndex('repo_links_repo_key').on(sql`lower(${t.repo})`), index('repo_links_environment_idx').on(t.environmentId)],
+);
+
+export const catalogQueries = pgTable(
+  'catalog_queries',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+    query: text('query').notNull(),
+    formattedQuery: text('formatted_query').notNull(),
+    firstSeenAt: timestamp('first_seen_at', { withTimezone: true, mode: 'date' }).notNull(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull(),
+    lastSeenSource: text('last_seen_source', { enum: ['ci', 'production', 'manual'] }).notNull(),
+    ciRunCount: integer('ci_run_count').notNull().default(0),
+    productionCalls: bigint('production_calls', { mode: 'number' }),
+    productionMeanTimeMs: doublePrecision('production_mean_time_ms'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('catalog_queries_environment_hash_key').on(t.environmentId, t.hash),
+    index('catalog_queries_recent_idx').on(t.environmentId, t.lastSeenAt.desc(), t.id),
+  ],
+);
+
+export const ciRuns = pgTable(
+  'ci_runs',
+  {
+    id: text('id').primaryKey(),
+    repo: text('repo').notNull(),
+    runId: text('run_id').notNull(),
+    // A run keeps its environment for life; deleting the environment leaves the run untagged.
+    environmentId: text('environment_id').references(() => environments.id, { onDelete: 'set null' }),
+    branch: text('branch'),
+    commitSha: text('commit_sha'),
+    pullRequest: integer('pull_request'),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
+    queryCount: integer('query_count').notNull().default(0),
+    newQueryCount: integer('new_query_count').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('ci_runs_repo_run_key').on(sql`lower(${t.repo})`, t.runId), index('ci_runs_recent_idx').on(t.createdAt.desc(), t.id)],
+);
+
+export const ciRunQueries = pgTable(
+  'ci_run_queries',
+  {
+    runId: text('run_id')
+      .notNull()
+      .references(() => ciRuns.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+    query: text('query').notNull(),
+    formattedQuery: text('formatted_query').notNull(),
+    calls: bigint('calls', { mode: 'number' }),
+    meanTimeMs: doublePrecision('mean_time_ms'),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.hash] })],
+);

@@ -1,0 +1,15 @@
+import { router } from '../trpc';
+import { catalogRouter } from './catalog';
+import { connectionsRouter } from './connections';
+import { environmentsRouter } from './environments';
+import { reposRouter } from './repos';
+
+export const appRouter = router({
+  env: environmentsRouter,
+  connections: connectionsRouter,
+  repos: reposRouter,
+  queries: catalogRouter,
+});
+
+/** The type the SPA and internal tools import for typed calls. */
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,50 @@
+// Connection strings are encrypted at rest with AES-256-GCM. The key comes from SECRET_KEY
+// (any string; hashed to 32 bytes) or from a random key file created once in DATA_DIR with mode 0600.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import path from 'node:path';
+
+export interface Secrets {
+  encrypt(plain: string): string;
+  decrypt(sealed: string): string;
+}
+
+const VERSION = 'v1';
+
+export function loadKey(options: { secretKey?: string; dataDir: string }): Buffer {
+  if (options.secretKey) return createHash('sha256').update(options.secretKey, 'utf8').digest();
+  const file = path.join(options.dataDir, 'secret.key');
+  if (existsSync(file)) {
+    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+    if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
+    return key;
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  const key = randomBytes(32);
+  // 'wx' fails if another process created the file first; then read theirs.
+  try {
+    writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  } catch {
+    return loadKey(options);
+  }
+  chmodSync(file, 0o600);
+  return key;
+}
+
+export function createSecrets(key: Buffer): Secrets {
+  return {
+    encrypt(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), data.toString('base64')].join(':');
+    },
+    decrypt(sealed) {
+      const [version, iv, tag, data] = sealed.split(':');
+      if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('Unrecognised secret format');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
+    },
+  };
+}

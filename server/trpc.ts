@@ -1,0 +1,51 @@
+// The one place where the tRPC context, error formatting and procedure kinds are made.
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { Store } from './db/store';
+import type { Secrets } from './secrets';
+import type { Config } from './config';
+import { apiCode, issuesOf, publicMessage } from './errors';
+
+export interface Services {
+  store: Store;
+  secrets: Secrets;
+  config: Config;
+}
+
+/** What a procedure may say about its HTTP response beyond its body (REST status, headers). */
+export interface ResponseHints {
+  status?: number;
+  headers: Record<string, string>;
+}
+
+export interface Context extends Services {
+  response: ResponseHints;
+}
+
+export function createContext(services: Services): Context {
+  return { ...services, response: { headers: {} } };
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<OpenApiMeta<{ successStatus?: number }>>()
+  .create({
+    errorFormatter({ shape, error }) {
+      return {
+        ...shape,
+        message: publicMessage(error),
+        data: {
+          code: shape.data.code,
+          httpStatus: shape.data.httpStatus,
+          path: shape.data.path,
+          // stack traces never leave the server
+          apiCode: apiCode(error.code),
+          issues: issuesOf(error),
+        },
+      };
+    },
+  });
+
+export const router = t.router;
+export const publicProcedure = t.procedure;
+export const createCallerFactory = t.createCallerFactory;
