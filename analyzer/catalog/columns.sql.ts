@@ -1,0 +1,34 @@
+import type { Column } from '../../shared/analyzer-schema';
+import { queryRows, type Db } from '../db';
+import { userSchema } from './filters';
+
+/** Columns of tables, views and materialized views, keyed by their relation's oid. */
+export type ColumnRow = Omit<Column, 'stats'> & { relationOid: number };
+
+// One query for the whole database; the default and the generation expression share pg_attrdef.
+export const columnsSql = `
+SELECT a.attrelid AS "relationOid",
+       a.attname AS name,
+       a.attnum::int AS position,
+       format_type(a.atttypid, a.atttypmod) AS type,
+       NOT a.attnotnull AS nullable,
+       CASE WHEN a.attgenerated = '' THEN pg_get_expr(ad.adbin, ad.adrelid) END AS default,
+       CASE a.attidentity WHEN 'a' THEN 'always' WHEN 'd' THEN 'byDefault' END AS identity,
+       CASE a.attgenerated WHEN 's' THEN 'stored' WHEN 'v' THEN 'virtual' END AS generated,
+       CASE WHEN a.attgenerated <> '' THEN pg_get_expr(ad.adbin, ad.adrelid) END AS "generationExpression",
+       CASE WHEN a.attcollation <> t.typcollation THEN co.collname END AS collation,
+       d.description AS comment
+FROM pg_attribute a
+JOIN pg_class c ON c.oid = a.attrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_type t ON t.oid = a.atttypid
+LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+LEFT JOIN pg_collation co ON co.oid = a.attcollation
+LEFT JOIN pg_description d ON d.objoid = a.attrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
+WHERE a.attnum > 0 AND NOT a.attisdropped
+  AND c.relkind IN ('r', 'p', 'f', 'v', 'm') AND ${userSchema('n')}
+ORDER BY a.attrelid, a.attnum`;
+
+export function listColumns(db: Db) {
+  return queryRows<ColumnRow>(db, columnsSql);
+}

@@ -1,0 +1,41 @@
+import type { Constraint } from '../../shared/analyzer-schema';
+import { queryRows, type Db } from '../db';
+import { userSchema } from './filters';
+
+// Every row of pg_constraint in the user's schemas: table constraints and domain constraints, and on
+// PostgreSQL 18 the NOT NULL constraints it now records there.
+export const constraintsSql = `
+SELECT n.nspname AS schema,
+       con.conname AS name,
+       CASE con.contype WHEN 'c' THEN 'check' WHEN 'f' THEN 'foreignKey' WHEN 'n' THEN 'notNull'
+         WHEN 'p' THEN 'primaryKey' WHEN 'u' THEN 'unique' WHEN 'x' THEN 'exclusion' WHEN 't' THEN 'trigger' END AS type,
+       CASE WHEN con.conrelid <> 0 THEN json_build_object('schema', tn.nspname, 'name', t.relname) END AS table,
+       CASE WHEN con.contypid <> 0 THEN json_build_object('schema', yn.nspname, 'name', y.typname) END AS domain,
+       (SELECT coalesce(json_agg(a.attname ORDER BY k.n), '[]')
+        FROM unnest(con.conkey) WITH ORDINALITY AS k(attnum, n)
+        JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum) AS columns,
+       pg_get_constraintdef(con.oid, true) AS definition,
+       con.convalidated AS validated,
+       con.condeferrable AS deferrable,
+       con.condeferred AS deferred,
+       con.conparentid <> 0 AS inherited,
+       CASE WHEN con.contype = 'f' THEN json_build_object(
+         'schema', fn.nspname,
+         'table', f.relname,
+         'columns', (SELECT coalesce(json_agg(a.attname ORDER BY k.n), '[]')
+                     FROM unnest(con.confkey) WITH ORDINALITY AS k(attnum, n)
+                     JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum)) END AS references
+FROM pg_constraint con
+JOIN pg_namespace n ON n.oid = con.connamespace
+LEFT JOIN pg_class t ON t.oid = con.conrelid
+LEFT JOIN pg_namespace tn ON tn.oid = t.relnamespace
+LEFT JOIN pg_type y ON y.oid = con.contypid
+LEFT JOIN pg_namespace yn ON yn.oid = y.typnamespace
+LEFT JOIN pg_class f ON f.oid = con.confrelid
+LEFT JOIN pg_namespace fn ON fn.oid = f.relnamespace
+WHERE ${userSchema('n')}
+ORDER BY n.nspname, t.relname NULLS FIRST, con.conname`;
+
+export function listConstraints(db: Db) {
+  return queryRows<Constraint>(db, constraintsSql);
+}

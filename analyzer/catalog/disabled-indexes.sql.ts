@@ -1,0 +1,27 @@
+import type { DisabledIndex } from '../../shared/analyzer-schema';
+import { queryRows, type Db } from '../db';
+import { userSchema } from './filters';
+
+// A failed CREATE INDEX CONCURRENTLY leaves an index that is maintained on writes but never used by
+// the planner (invalid), or not even maintained (not ready). Either costs without helping.
+export const disabledIndexesSql = `
+SELECT n.nspname AS schema,
+       t.relname AS table,
+       c.relname AS name,
+       CASE WHEN NOT i.indisready THEN 'notReady' ELSE 'invalid' END AS reason,
+       CASE WHEN NOT i.indisready
+            THEN 'Not ready: its build did not finish, so it is neither maintained nor used. Drop it and create it again.'
+            WHEN c.relkind = 'I'
+            THEN 'Invalid: an index on a partitioned table that is missing on some partition; the planner will not use it.'
+            ELSE 'Invalid: its build failed or is still running (CREATE INDEX CONCURRENTLY); it is maintained on writes but the planner will not use it. Drop it or REINDEX it.' END AS message,
+       pg_get_indexdef(i.indexrelid) AS definition
+FROM pg_index i
+JOIN pg_class c ON c.oid = i.indexrelid
+JOIN pg_class t ON t.oid = i.indrelid
+JOIN pg_namespace n ON n.oid = t.relnamespace
+WHERE (NOT i.indisvalid OR NOT i.indisready) AND ${userSchema('n')}
+ORDER BY n.nspname, t.relname, c.relname`;
+
+export function listDisabledIndexes(db: Db) {
+  return queryRows<DisabledIndex>(db, disabledIndexesSql);
+}

@@ -1,0 +1,18 @@
+// Which schemas are the user's: everything but PostgreSQL's own (and other sessions' temp schemas).
+// Used by every catalog query so that all resources agree on what "the database" is.
+
+/** SQL predicate on a pg_namespace alias. */
+export function userSchema(namespaceAlias: string): string {
+  const n = namespaceAlias;
+  return `${n}.nspname NOT IN ('pg_catalog', 'information_schema') AND ${n}.nspname NOT LIKE 'pg\\_toast%' AND ${n}.nspname NOT LIKE 'pg\\_temp\\_%'`;
+}
+
+/** SQL predicate: the object (of catalog `catalog`) does not belong to an extension. */
+export function notFromExtension(catalog: string, oidExpression: string): string {
+  return `NOT EXISTS (SELECT 1 FROM pg_depend dep WHERE dep.classid = '${catalog}'::regclass AND dep.objid = ${oidExpression} AND dep.deptype = 'e')`;
+}
+
+/** An ISO 8601 timestamp as text (with its offset), the form JSON carries. */
+export function isoTimestamp(expression: string): string {
+  return `to_json(${expression}) #>> '{}'`;
+}

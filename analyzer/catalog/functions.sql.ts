@@ -1,0 +1,27 @@
+import type { DbFunction } from '../../shared/analyzer-schema';
+import { queryRows, type Db } from '../db';
+import { notFromExtension, userSchema } from './filters';
+
+// Functions an extension installs (pg_trgm's, btree_gist's) are the extension's, not the schema's.
+export const functionsSql = `
+SELECT n.nspname AS schema,
+       p.proname AS name,
+       CASE p.prokind WHEN 'p' THEN 'procedure' WHEN 'a' THEN 'aggregate' WHEN 'w' THEN 'window' ELSE 'function' END AS kind,
+       pg_get_function_arguments(p.oid) AS arguments,
+       pg_get_function_result(p.oid) AS result,
+       l.lanname AS language,
+       CASE p.provolatile WHEN 'i' THEN 'immutable' WHEN 's' THEN 'stable' ELSE 'volatile' END AS volatility,
+       p.prosecdef AS "securityDefiner",
+       pg_get_userbyid(p.proowner) AS owner,
+       d.description AS comment,
+       CASE WHEN p.prokind <> 'a' THEN pg_get_functiondef(p.oid) END AS definition
+FROM pg_proc p
+JOIN pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_language l ON l.oid = p.prolang
+LEFT JOIN pg_description d ON d.objoid = p.oid AND d.classoid = 'pg_proc'::regclass AND d.objsubid = 0
+WHERE ${userSchema('n')} AND ${notFromExtension('pg_proc', 'p.oid')}
+ORDER BY n.nspname, p.proname, pg_get_function_identity_arguments(p.oid)`;
+
+export function listFunctions(db: Db) {
+  return queryRows<DbFunction>(db, functionsSql);
+}

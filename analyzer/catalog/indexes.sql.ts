@@ -1,0 +1,48 @@
+import type { Index } from '../../shared/analyzer-schema';
+import { queryRows, type Db } from '../db';
+import { userSchema } from './filters';
+
+// Key columns come from indkey (0 = an expression), with their order and NULLS placement from the
+// indoption bits (1 = DESC, 2 = NULLS FIRST) and opclass from indclass. indoption and indclass only
+// cover the key columns; the columns past indnkeyatts are INCLUDE columns.
+export const indexesSql = `
+SELECT n.nspname AS schema,
+       t.relname AS table,
+       c.relname AS name,
+       am.amname AS method,
+       i.indisunique AS unique,
+       i.indisprimary AS primary,
+       i.indisexclusion AS exclusion,
+       c.relkind = 'I' AS partitioned,
+       i.indisvalid AS valid,
+       i.indisready AS ready,
+       (SELECT json_agg(json_build_object(
+                 'column', a.attname,
+                 'expression', CASE WHEN k.attnum = 0 THEN pg_get_indexdef(i.indexrelid, k.n::int, true) END,
+                 'descending', (i.indoption[(k.n - 1)::int] & 1) <> 0,
+                 'nullsFirst', (i.indoption[(k.n - 1)::int] & 2) <> 0,
+                 'opclass', oc.opcname,
+                 'opclassIsDefault', oc.opcdefault) ORDER BY k.n)
+        FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
+        LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum AND k.attnum <> 0
+        LEFT JOIN pg_opclass oc ON oc.oid = i.indclass[(k.n - 1)::int]
+        WHERE k.n <= i.indnkeyatts) AS "keyColumns",
+       (SELECT coalesce(json_agg(a.attname ORDER BY k.n), '[]')
+        FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
+        JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+        WHERE k.n > i.indnkeyatts) AS "includeColumns",
+       pg_get_expr(i.indpred, i.indrelid, true) AS predicate,
+       con.conname AS constraint,
+       pg_get_indexdef(i.indexrelid) AS definition
+FROM pg_index i
+JOIN pg_class c ON c.oid = i.indexrelid
+JOIN pg_class t ON t.oid = i.indrelid
+JOIN pg_namespace n ON n.oid = t.relnamespace
+JOIN pg_am am ON am.oid = c.relam
+LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid AND con.conrelid = i.indrelid AND con.contype IN ('p', 'u', 'x')
+WHERE ${userSchema('n')}
+ORDER BY n.nspname, t.relname, c.relname`;
+
+export function listIndexes(db: Db) {
+  return queryRows<Index>(db, indexesSql);
+}

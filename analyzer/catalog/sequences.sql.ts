@@ -1,0 +1,34 @@
+import type { Sequence } from '../../shared/analyzer-schema';
+import { queryRows, type Db } from '../db';
+import { userSchema } from './filters';
+
+// Bounds are int8 and may exceed 2^53, so they travel as text. The last value needs a privilege on
+// the sequence; without it we report null rather than fail (pg_sequences does the same).
+export const sequencesSql = `
+SELECT n.nspname AS schema,
+       c.relname AS name,
+       format_type(s.seqtypid, NULL) AS "dataType",
+       s.seqstart::text AS start,
+       s.seqincrement::text AS increment,
+       s.seqmin::text AS min,
+       s.seqmax::text AS max,
+       s.seqcache::text AS cache,
+       s.seqcycle AS cycle,
+       CASE WHEN has_sequence_privilege(c.oid, 'SELECT,USAGE') THEN pg_sequence_last_value(c.oid)::text END AS "lastValue",
+       (SELECT json_build_object('schema', tn.nspname, 'table', t.relname, 'column', a.attname)
+        FROM pg_depend dep
+        JOIN pg_class t ON t.oid = dep.refobjid
+        JOIN pg_namespace tn ON tn.oid = t.relnamespace
+        JOIN pg_attribute a ON a.attrelid = dep.refobjid AND a.attnum = dep.refobjsubid
+        WHERE dep.classid = 'pg_class'::regclass AND dep.objid = c.oid
+          AND dep.refclassid = 'pg_class'::regclass AND dep.deptype IN ('a', 'i')
+        LIMIT 1) AS "ownedBy"
+FROM pg_sequence s
+JOIN pg_class c ON c.oid = s.seqrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE ${userSchema('n')}
+ORDER BY n.nspname, c.relname`;
+
+export function listSequences(db: Db) {
+  return queryRows<Sequence>(db, sequencesSql);
+}

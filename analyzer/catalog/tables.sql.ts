@@ -1,0 +1,30 @@
+import type { Table } from '../../shared/analyzer-schema';
+import { queryRows, type Db } from '../db';
+import { userSchema } from './filters';
+
+/** A table as the catalog describes it; columns, statistics and samples are joined in by oid. */
+export type TableRow = Omit<Table, 'columns' | 'stats' | 'sampleRows'> & { oid: number };
+
+export const tablesSql = `
+SELECT c.oid,
+       n.nspname AS schema,
+       c.relname AS name,
+       CASE c.relkind WHEN 'p' THEN 'partitioned' WHEN 'f' THEN 'foreign' ELSE 'table' END AS kind,
+       pg_get_userbyid(c.relowner) AS owner,
+       d.description AS comment,
+       c.relrowsecurity AS "rowSecurity",
+       CASE WHEN c.relispartition THEN json_build_object('schema', pn.nspname, 'name', pc.relname) END AS "partitionOf",
+       CASE WHEN c.relispartition THEN pg_get_expr(c.relpartbound, c.oid) END AS "partitionBound",
+       CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS "partitionKey"
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_inherits i ON c.relispartition AND i.inhrelid = c.oid
+LEFT JOIN pg_class pc ON pc.oid = i.inhparent
+LEFT JOIN pg_namespace pn ON pn.oid = pc.relnamespace
+LEFT JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
+WHERE c.relkind IN ('r', 'p', 'f') AND ${userSchema('n')}
+ORDER BY n.nspname, c.relname`;
+
+export function listTables(db: Db) {
+  return queryRows<TableRow>(db, tablesSql);
+}

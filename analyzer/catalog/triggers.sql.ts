@@ -1,0 +1,24 @@
+import type { Trigger } from '../../shared/analyzer-schema';
+import { queryRows, type Db } from '../db';
+import { userSchema } from './filters';
+
+// Internal triggers implement foreign keys; they are constraints, listed there.
+export const triggersSql = `
+SELECT n.nspname AS schema,
+       c.relname AS table,
+       tg.tgname AS name,
+       CASE tg.tgenabled WHEN 'D' THEN 'disabled' WHEN 'R' THEN 'replica' WHEN 'A' THEN 'always' ELSE 'origin' END AS enabled,
+       json_build_object('schema', pn.nspname, 'name', p.proname) AS function,
+       tg.tgparentid <> 0 AS inherited,
+       pg_get_triggerdef(tg.oid, true) AS definition
+FROM pg_trigger tg
+JOIN pg_class c ON c.oid = tg.tgrelid
+JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_proc p ON p.oid = tg.tgfoid
+JOIN pg_namespace pn ON pn.oid = p.pronamespace
+WHERE NOT tg.tgisinternal AND ${userSchema('n')}
+ORDER BY n.nspname, c.relname, tg.tgname`;
+
+export function listTriggers(db: Db) {
+  return queryRows<Trigger>(db, triggersSql);
+}

@@ -1,0 +1,24 @@
+import type { View } from '../../shared/analyzer-schema';
+import { queryRows, type Db } from '../db';
+import { userSchema } from './filters';
+
+export type ViewRow = Omit<View, 'columns'> & { oid: number };
+
+export const viewsSql = `
+SELECT c.oid,
+       n.nspname AS schema,
+       c.relname AS name,
+       c.relkind = 'm' AS materialized,
+       c.relispopulated AS populated,
+       pg_get_userbyid(c.relowner) AS owner,
+       d.description AS comment,
+       pg_get_viewdef(c.oid, true) AS definition
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
+WHERE c.relkind IN ('v', 'm') AND ${userSchema('n')}
+ORDER BY n.nspname, c.relname`;
+
+export function listViews(db: Db) {
+  return queryRows<ViewRow>(db, viewsSql);
+}

@@ -1,0 +1,163 @@
+// Reads the whole schema with one catalog query per resource (not one per table), then joins the
+// results by oid. Only sample rows need a statement per table; those run a few at a time.
+import type { Column, ColumnStats, DatabaseSchema, Result, SampleRow, Table, TableStats } from '../shared/analyzer-schema';
+import { listColumnStats, type ColumnStatsRow } from './catalog/column-stats.sql';
+import { listColumns, type ColumnRow } from './catalog/columns.sql';
+import { listConstraints } from './catalog/constraints.sql';
+import { listExtensions } from './catalog/extensions.sql';
+import { listFunctions } from './catalog/functions.sql';
+import { listIndexes } from './catalog/indexes.sql';
+import { sampleRows } from './catalog/sample-rows.sql';
+import { listSchemas } from './catalog/schemas.sql';
+import { listSequences } from './catalog/sequences.sql';
+import { listTableStats, type TableStatsRow } from './catalog/table-stats.sql';
+import { listTables } from './catalog/tables.sql';
+import { listTriggers } from './catalog/triggers.sql';
+import { listTypes } from './catalog/types.sql';
+import { listViews } from './catalog/views.sql';
+import type { Db } from './db';
+import { messageOf } from './errors';
+
+export interface SchemaOptions {
+  /** Rows sampled per table; 0 turns sampling off. */
+  sampleRows: number;
+  /** Sample statements in flight at once. */
+  sampleConcurrency: number;
+  /** Beyond this many non-empty tables, the rest are not sampled (one statement each). */
+  maxSampledTables: number;
+}
+
+/** Runs `work` over `items` with at most `limit` in flight, keeping the input order. */
+async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** Statistics and samples are extras: when one cannot be read, the schema still comes back, with a warning. */
+async function optional<T>(work: Promise<T>, what: string, warnings: string[]): Promise<T | undefined> {
+  try {
+    return await work;
+  } catch (error) {
+    warnings.push(`${what} could not be read: ${messageOf(error)}`);
+    return undefined;
+  }
+}
+
+function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
+  const map = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = map.get(k);
+    if (list) list.push(item);
+    else map.set(k, [item]);
+  }
+  return map;
+}
+
+function toStats(row: TableStatsRow): TableStats {
+  const { oid: _oid, hasStorage: _hasStorage, canSelect: _canSelect, ...stats } = row;
+  return stats;
+}
+
+function toColumnStats(row: ColumnStatsRow): ColumnStats {
+  const { schema: _schema, table: _table, column: _column, ...stats } = row;
+  return stats;
+}
+
+export async function readSchema(db: Db, options: SchemaOptions): Promise<DatabaseSchema> {
+  const warnings: string[] = [];
+  const [core, tableStats, columnStats] = await Promise.all([
+    Promise.all([
+      listSchemas(db),
+      listTables(db),
+      listColumns(db),
+      listIndexes(db),
+      listConstraints(db),
+      listFunctions(db),
+      listViews(db),
+      listTypes(db),
+      listTriggers(db),
+      listExtensions(db),
+      listSequences(db),
+    ]),
+    optional(listTableStats(db), 'Table statistics', warnings),
+    optional(listColumnStats(db), 'Column statistics (pg_stats)', warnings),
+  ]);
+  const [schemas, tableRows, columnRows, indexes, constraints, functions, viewRows, types, triggers, extensions, sequences] = core;
+
+  const statsByOid = new Map((tableStats ?? []).map((row) => [row.oid, row]));
+  // A partitioned table's own statistics are the inherited ones; an ordinary table's are not.
+  const columnStatsByKey = new Map<string, ColumnStatsRow>();
+  for (const row of columnStats ?? []) columnStatsByKey.set(JSON.stringify([row.schema, row.table, row.column, row.inherited]), row);
+  const columnsByRelation = groupBy(columnRows, (c) => c.relationOid);
+  const columnsOf = (oid: number, schema: string, table: string, inherited: boolean): Column[] =>
+    (columnsByRelation.get(oid) ?? []).map((row: ColumnRow) => {
+      const { relationOid: _relationOid, ...column } = row;
+      const stats = columnStatsByKey.get(JSON.stringify([schema, table, column.name, inherited]));
+      return { ...column, stats: stats ? toColumnStats(stats) : null };
+    });
+
+  const samples = await sampleTables(db, tableRows, statsByOid, tableStats !== undefined, options, warnings);
+
+  const tables: Table[] = tableRows.map((row, i) => {
+    const { oid, ...table } = row;
+    const stats = statsByOid.get(oid);
+    return {
+      ...table,
+      columns: columnsOf(oid, row.schema, row.name, row.kind === 'partitioned'),
+      stats: stats ? toStats(stats) : null,
+      sampleRows: samples[i] ?? { type: 'ok', value: [] },
+    };
+  });
+  const views = viewRows.map(({ oid, ...view }) => ({ ...view, columns: columnsOf(oid, view.schema, view.name, false) }));
+
+  return { schemas, tables, indexes, constraints, functions, views, types, triggers, extensions, sequences, warnings };
+}
+
+async function sampleTables(
+  db: Db,
+  tables: { oid: number; schema: string; name: string; kind: Table['kind'] }[],
+  statsByOid: Map<number, TableStatsRow>,
+  haveStats: boolean,
+  options: SchemaOptions,
+  warnings: string[],
+): Promise<Result<SampleRow[]>[]> {
+  const empty: Result<SampleRow[]> = { type: 'ok', value: [] };
+  if (options.sampleRows === 0) return tables.map(() => empty);
+  let budget = options.maxSampledTables;
+  let overBudget = 0;
+  const plans = tables.map((table): Result<SampleRow[]> | 'sample' => {
+    if (table.kind === 'foreign') return { type: 'error', error: 'Foreign tables are not sampled: reading one would query the remote server.' };
+    const stats = statsByOid.get(table.oid);
+    // Without the sizes we cannot tell empty tables apart, so every table is tried.
+    if (haveStats && stats && !stats.hasStorage) return empty;
+    if (haveStats && stats && !stats.canSelect) return { type: 'error', error: 'Not sampled: the role lacks SELECT on this table (or USAGE on its schema).' };
+    if (budget <= 0) {
+      overBudget++;
+      return { type: 'error', error: `Not sampled: only the first ${options.maxSampledTables} tables holding rows are sampled.` };
+    }
+    budget--;
+    return 'sample';
+  });
+  if (overBudget > 0) warnings.push(`${overBudget} tables holding rows were not sampled (limit ${options.maxSampledTables}).`);
+  return mapLimit(
+    tables.map((table, i) => ({ table, plan: plans[i] ?? empty })),
+    options.sampleConcurrency,
+    async ({ table, plan }): Promise<Result<SampleRow[]>> => {
+      if (plan !== 'sample') return plan;
+      try {
+        return { type: 'ok', value: await sampleRows(db, table.schema, table.name, options.sampleRows) };
+      } catch (error) {
+        return { type: 'error', error: messageOf(error) };
+      }
+    },
+  );
+}

@@ -1,0 +1,138 @@
+// Turns pg_stat_statements rows into the query catalog's entries: one per libpg_query fingerprint,
+// so the same statement seen under several queryids (other roles, top-level or nested, literals
+// pg_stat_statements did not normalize) becomes one entry with its figures merged.
+import { fingerprintSync, parseSync } from 'libpg-query';
+import type { QueryStats } from '../shared/analyzer-schema';
+import { formatQuery, loadParser } from '../shared/sql-fingerprint';
+import { listStatements, type StatementRow } from './catalog/statements.sql';
+import type { Db } from './db';
+
+/** What pg_stat_statements shows for another role's statement without pg_read_all_stats. */
+export const INSUFFICIENT_PRIVILEGE = '<insufficient privilege>';
+
+const SYSTEM_SCHEMAS = new Set(['pg_catalog', 'information_schema']);
+
+// A driver's session plumbing: nothing in it for a query plan to explain.
+const SESSION_STATEMENTS = new Set(['TransactionStmt', 'VariableSetStmt', 'VariableShowStmt', 'DiscardStmt', 'DeallocateStmt']);
+
+interface Relation {
+  schema: string | undefined;
+  name: string;
+}
+
+/** The relations (and set-returning functions) a statement reads, from its parse tree. */
+function relationsOf(tree: unknown): Relation[] {
+  const relations: Relation[] = [];
+  const cteNames = new Set<string>();
+  const walk = (node: unknown, inRangeFunction: boolean): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, inRangeFunction);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (key === 'RangeVar') {
+        const rangeVar = value as { schemaname?: string; relname?: string };
+        if (rangeVar.relname) relations.push({ schema: rangeVar.schemaname, name: rangeVar.relname });
+      } else if (key === 'CommonTableExpr') {
+        const name = (value as { ctename?: string }).ctename;
+        if (name) cteNames.add(name);
+      } else if (key === 'FuncCall' && inRangeFunction) {
+        const parts = ((value as { funcname?: { String?: { sval?: string } }[] }).funcname ?? []).map((p) => p.String?.sval ?? '');
+        const name = parts.at(-1);
+        if (name) relations.push({ schema: parts.length > 1 ? parts[0] : undefined, name });
+      }
+      walk(value, inRangeFunction || key === 'RangeFunction');
+    }
+  };
+  walk(tree, false);
+  return relations.filter((r) => r.schema !== undefined || !cteNames.has(r.name));
+}
+
+function isSystemRelation({ schema, name }: Relation): boolean {
+  return schema !== undefined ? SYSTEM_SCHEMAS.has(schema) : name.startsWith('pg_');
+}
+
+export type StatementKind = 'user' | 'systemCatalog' | 'session';
+
+/** Whether a statement belongs in the catalog: not one that reads only PostgreSQL's own catalogs. */
+export function classifyStatement(query: string): StatementKind {
+  let tree: ReturnType<typeof parseSync>;
+  try {
+    tree = parseSync(query);
+  } catch {
+    return 'user'; // what the parser cannot read, the user still wants to see
+  }
+  const roots = (tree.stmts ?? []).map((s) => Object.keys(s.stmt ?? {})[0] ?? '');
+  if (roots.length > 0 && roots.every((root) => SESSION_STATEMENTS.has(root))) return 'session';
+  const relations = relationsOf(tree);
+  if (relations.length > 0 && relations.every(isSystemRelation)) return 'systemCatalog';
+  return 'user';
+}
+
+function hashOf(row: StatementRow & { query: string }): string {
+  try {
+    return fingerprintSync(row.query);
+  } catch {
+    return `queryid:${row.queryid ?? ''}`;
+  }
+}
+
+/** Merges statistics of one fingerprint; stddev is pooled (pg_stat_statements keeps the population stddev). */
+function merge(rows: (StatementRow & { query: string })[]): Omit<QueryStats, 'hash' | 'formattedQuery'> {
+  const calls = rows.reduce((sum, r) => sum + r.calls, 0);
+  const totalTimeMs = rows.reduce((sum, r) => sum + r.totalTimeMs, 0);
+  const meanTimeMs = calls > 0 ? totalTimeMs / calls : 0;
+  const sumOfSquares = rows.reduce((sum, r) => sum + r.calls * (r.stddevTimeMs ** 2 + r.meanTimeMs ** 2), 0);
+  const variance = calls > 0 ? Math.max(0, sumOfSquares / calls - meanTimeMs ** 2) : 0;
+  const called = rows.filter((r) => r.calls > 0);
+  const representative = rows.reduce((best, r) => (r.calls > best.calls ? r : best));
+  return {
+    queryids: rows.map((r) => r.queryid ?? '').filter(Boolean),
+    query: representative.query,
+    calls,
+    rows: rows.reduce((sum, r) => sum + r.rows, 0),
+    totalTimeMs,
+    meanTimeMs,
+    minTimeMs: called.length ? Math.min(...called.map((r) => r.minTimeMs)) : 0,
+    maxTimeMs: called.length ? Math.max(...called.map((r) => r.maxTimeMs)) : 0,
+    stddevTimeMs: Math.sqrt(variance),
+    sharedBlksHit: rows.reduce((sum, r) => sum + r.sharedBlksHit, 0),
+    sharedBlksRead: rows.reduce((sum, r) => sum + r.sharedBlksRead, 0),
+  };
+}
+
+export interface QueriesResult {
+  queries: QueryStats[];
+  insufficientPrivilege: number;
+}
+
+/**
+ * The connected database's statements, most total time first, at most `limit` entries. Only the
+ * entries kept are pretty-printed: deparsing is the costly step.
+ */
+export async function readQueries(db: Db, databaseOid: number, database: string, limit: number): Promise<QueriesResult> {
+  const [rows] = await Promise.all([listStatements(db, databaseOid, database), loadParser()]);
+  let insufficientPrivilege = 0;
+  const groups = new Map<string, (StatementRow & { query: string })[]>();
+  for (const row of rows) {
+    if (row.query === null || row.query === INSUFFICIENT_PRIVILEGE) {
+      insufficientPrivilege++;
+      continue;
+    }
+    const withText = row as StatementRow & { query: string };
+    if (classifyStatement(withText.query) !== 'user') continue;
+    const hash = hashOf(withText);
+    const group = groups.get(hash);
+    if (group) group.push(withText);
+    else groups.set(hash, [withText]);
+  }
+  const merged = [...groups].map(([hash, group]) => ({ hash, ...merge(group) }));
+  merged.sort((a, b) => b.totalTimeMs - a.totalTimeMs || b.calls - a.calls);
+  const queries: QueryStats[] = [];
+  for (const entry of merged.slice(0, limit)) {
+    const { hash, ...figures } = entry;
+    queries.push({ hash, formattedQuery: await formatQuery(entry.query), ...figures });
+  }
+  return { queries, insufficientPrivilege };
+}

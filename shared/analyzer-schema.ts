@@ -1,0 +1,357 @@
+// The analyzer's wire contract: its request body and the RemoteSyncResponse it returns (spec 2.5).
+// The analyzer builds its response as these types and the SPA parses it with these schemas, so the
+// two cannot drift apart. Every value is JSON-native: PostgreSQL int8 values that may exceed 2^53
+// (sequence bounds, queryids) travel as strings, timestamps as ISO 8601 strings.
+import { z } from 'zod';
+import { connectionStringSchema } from './validation';
+
+export const SAMPLE_ROWS_DEFAULT = 5;
+export const SAMPLE_ROWS_MAX = 100;
+export const QUERY_LIMIT_DEFAULT = 1000;
+export const QUERY_LIMIT_MAX = 10_000;
+
+export const syncRequestSchema = z.object({
+  db: connectionStringSchema,
+  sampleRows: z.number().int().min(0).max(SAMPLE_ROWS_MAX).default(SAMPLE_ROWS_DEFAULT),
+  queryLimit: z.number().int().min(1).max(QUERY_LIMIT_MAX).default(QUERY_LIMIT_DEFAULT),
+});
+export type SyncRequest = z.infer<typeof syncRequestSchema>;
+/** What a caller sends: sampleRows and queryLimit may be left out. */
+export type SyncRequestInput = z.input<typeof syncRequestSchema>;
+
+/** One part of a sync: it either carries its value or says why it failed, never both. */
+export function resultSchema<T extends z.ZodType>(value: T) {
+  return z.discriminatedUnion('type', [
+    z.object({ type: z.literal('ok'), value }),
+    z.object({ type: z.literal('error'), error: z.string() }),
+  ]);
+}
+export type Result<T> = { type: 'ok'; value: T } | { type: 'error'; error: string };
+
+/** The one error body of the analyzer, for every status it answers with. */
+export const ANALYZER_ERROR_CODES = [
+  'invalid_json',
+  'invalid_request',
+  'payload_too_large',
+  'unsupported_media_type',
+  'not_found',
+  'origin_not_allowed',
+  'host_not_allowed',
+  'connection_refused',
+  'host_not_found',
+  'tls_error',
+  'authentication_failed',
+  'database_not_found',
+  'too_many_connections',
+  'timeout',
+  'connection_failed',
+  'not_read_only',
+  'internal_error',
+] as const;
+export const analyzerErrorCodeSchema = z.enum(ANALYZER_ERROR_CODES);
+export type AnalyzerErrorCode = z.infer<typeof analyzerErrorCodeSchema>;
+export const analyzerErrorSchema = z.object({ error: z.object({ code: analyzerErrorCodeSchema, message: z.string() }) });
+export type AnalyzerError = z.infer<typeof analyzerErrorSchema>;
+
+export const healthSchema = z.object({ status: z.literal('ok') });
+
+const qualifiedName = z.object({ schema: z.string(), name: z.string() });
+export type QualifiedName = z.infer<typeof qualifiedName>;
+
+// ---------------------------------------------------------------- meta
+
+export const visibilitySchema = z.object({
+  superuser: z.boolean(),
+  /** Member of pg_read_all_stats (directly or through pg_monitor): sees every role's statements. */
+  pgReadAllStats: z.boolean(),
+  /** pg_stat_statements rows shown as <insufficient privilege>; null when the extension could not be read. */
+  insufficientPrivilegeStatements: z.number().int().nullable(),
+  /** Tables, partitions and materialized views the role may not SELECT: no sample rows, and pg_stats hides their columns. */
+  tablesWithoutSelect: z.array(qualifiedName),
+  /** Plain-language summary of the above, for display. */
+  notes: z.array(z.string()),
+});
+export type Visibility = z.infer<typeof visibilitySchema>;
+
+export const metaSchema = z.object({
+  /** The analyzer's own version (package.json). */
+  version: z.string(),
+  serverVersion: z.string(),
+  serverVersionNum: z.number().int(),
+  database: z.string(),
+  user: z.string(),
+  syncedAt: z.string(),
+  durationMs: z.number(),
+  /** Estimated rows in all tables: the figure inferredStatsStrategy is decided on. */
+  totalRows: z.number(),
+  /** fromSource: the database holds enough rows (5,000+) for its own planner statistics to be representative. */
+  inferredStatsStrategy: z.enum(['fromSource', 'default']),
+  visibility: visibilitySchema,
+});
+export type Meta = z.infer<typeof metaSchema>;
+export const STATS_FROM_SOURCE_MIN_ROWS = 5000;
+
+// ---------------------------------------------------------------- schema
+
+export const columnStatsSchema = z.object({
+  /** Statistics over the table and its inheritance children (partitioned tables), not the table alone. */
+  inherited: z.boolean(),
+  nullFraction: z.number(),
+  averageWidth: z.number(),
+  /** Positive: distinct values; negative: minus the fraction of rows that are distinct. */
+  nDistinct: z.number(),
+  /** Values in PostgreSQL's text form, as pg_stats shows them. */
+  mostCommonValues: z.array(z.string().nullable()).nullable(),
+  mostCommonFrequencies: z.array(z.number()).nullable(),
+  histogramBounds: z.array(z.string().nullable()).nullable(),
+  correlation: z.number().nullable(),
+});
+export type ColumnStats = z.infer<typeof columnStatsSchema>;
+
+export const columnSchema = z.object({
+  name: z.string(),
+  position: z.number().int(),
+  type: z.string(),
+  nullable: z.boolean(),
+  default: z.string().nullable(),
+  identity: z.enum(['always', 'byDefault']).nullable(),
+  generated: z.enum(['stored', 'virtual']).nullable(),
+  generationExpression: z.string().nullable(),
+  /** Only when it differs from the type's default collation. */
+  collation: z.string().nullable(),
+  comment: z.string().nullable(),
+  stats: columnStatsSchema.nullable(),
+});
+export type Column = z.infer<typeof columnSchema>;
+
+export const tableStatsSchema = z.object({
+  /** pg_class.reltuples; null when the table was never vacuumed or analyzed. */
+  rowEstimate: z.number().nullable(),
+  pages: z.number(),
+  tableBytes: z.number(),
+  indexesBytes: z.number(),
+  totalBytes: z.number(),
+  liveTuples: z.number().nullable(),
+  deadTuples: z.number().nullable(),
+  seqScans: z.number().nullable(),
+  indexScans: z.number().nullable(),
+  lastVacuum: z.string().nullable(),
+  lastAutovacuum: z.string().nullable(),
+  lastAnalyze: z.string().nullable(),
+  lastAutoanalyze: z.string().nullable(),
+});
+export type TableStats = z.infer<typeof tableStatsSchema>;
+
+export const sampleRowSchema = z.record(z.string(), z.unknown());
+export type SampleRow = z.infer<typeof sampleRowSchema>;
+
+export const tableSchema = z.object({
+  schema: z.string(),
+  name: z.string(),
+  kind: z.enum(['table', 'partitioned', 'foreign']),
+  owner: z.string(),
+  comment: z.string().nullable(),
+  rowSecurity: z.boolean(),
+  partitionOf: qualifiedName.nullable(),
+  partitionBound: z.string().nullable(),
+  partitionKey: z.string().nullable(),
+  columns: z.array(columnSchema),
+  stats: tableStatsSchema.nullable(),
+  /** Real rows (JSON as PostgreSQL's to_json writes them); ok [] when the table is empty or sampling is off. */
+  sampleRows: resultSchema(z.array(sampleRowSchema)),
+});
+export type Table = z.infer<typeof tableSchema>;
+
+export const indexColumnSchema = z.object({
+  /** The column name, or null for an expression. */
+  column: z.string().nullable(),
+  expression: z.string().nullable(),
+  descending: z.boolean(),
+  nullsFirst: z.boolean(),
+  opclass: z.string().nullable(),
+  opclassIsDefault: z.boolean().nullable(),
+});
+export type IndexColumn = z.infer<typeof indexColumnSchema>;
+
+export const indexSchema = z.object({
+  schema: z.string(),
+  table: z.string(),
+  name: z.string(),
+  method: z.string(),
+  unique: z.boolean(),
+  primary: z.boolean(),
+  exclusion: z.boolean(),
+  /** An index on a partitioned table (relkind I); the partitions hold the data. */
+  partitioned: z.boolean(),
+  valid: z.boolean(),
+  ready: z.boolean(),
+  keyColumns: z.array(indexColumnSchema),
+  includeColumns: z.array(z.string()),
+  predicate: z.string().nullable(),
+  /** The constraint that owns this index (primary key, unique, exclusion). */
+  constraint: z.string().nullable(),
+  definition: z.string(),
+});
+export type Index = z.infer<typeof indexSchema>;
+
+export const CONSTRAINT_TYPES = ['check', 'foreignKey', 'notNull', 'primaryKey', 'unique', 'exclusion', 'trigger'] as const;
+export const constraintSchema = z.object({
+  schema: z.string(),
+  name: z.string(),
+  type: z.enum(CONSTRAINT_TYPES),
+  /** The table it constrains; null for a domain constraint. */
+  table: qualifiedName.nullable(),
+  domain: qualifiedName.nullable(),
+  columns: z.array(z.string()),
+  definition: z.string(),
+  validated: z.boolean(),
+  deferrable: z.boolean(),
+  deferred: z.boolean(),
+  /** A copy made on a partition from the partitioned table's constraint. */
+  inherited: z.boolean(),
+  references: z.object({ schema: z.string(), table: z.string(), columns: z.array(z.string()) }).nullable(),
+});
+export type Constraint = z.infer<typeof constraintSchema>;
+
+export const functionSchema = z.object({
+  schema: z.string(),
+  name: z.string(),
+  kind: z.enum(['function', 'procedure', 'aggregate', 'window']),
+  arguments: z.string(),
+  result: z.string().nullable(),
+  language: z.string(),
+  volatility: z.enum(['immutable', 'stable', 'volatile']),
+  securityDefiner: z.boolean(),
+  owner: z.string(),
+  comment: z.string().nullable(),
+  /** CREATE statement; null for aggregates, which PostgreSQL cannot print as one. */
+  definition: z.string().nullable(),
+});
+export type DbFunction = z.infer<typeof functionSchema>;
+
+export const viewSchema = z.object({
+  schema: z.string(),
+  name: z.string(),
+  materialized: z.boolean(),
+  /** False for a materialized view created WITH NO DATA and never refreshed. */
+  populated: z.boolean(),
+  owner: z.string(),
+  comment: z.string().nullable(),
+  definition: z.string(),
+  columns: z.array(columnSchema),
+});
+export type View = z.infer<typeof viewSchema>;
+
+export const enumTypeSchema = z.object({ schema: z.string(), name: z.string(), labels: z.array(z.string()) });
+export const domainTypeSchema = z.object({
+  schema: z.string(),
+  name: z.string(),
+  baseType: z.string(),
+  notNull: z.boolean(),
+  default: z.string().nullable(),
+  constraints: z.array(z.object({ name: z.string(), definition: z.string() })),
+});
+export const compositeTypeSchema = z.object({
+  schema: z.string(),
+  name: z.string(),
+  attributes: z.array(z.object({ name: z.string(), type: z.string() })),
+});
+export const typesSchema = z.object({
+  enums: z.array(enumTypeSchema),
+  domains: z.array(domainTypeSchema),
+  composites: z.array(compositeTypeSchema),
+});
+export type Types = z.infer<typeof typesSchema>;
+
+export const triggerSchema = z.object({
+  schema: z.string(),
+  table: z.string(),
+  name: z.string(),
+  enabled: z.enum(['origin', 'disabled', 'replica', 'always']),
+  function: qualifiedName,
+  /** A copy made on a partition from the partitioned table's trigger. */
+  inherited: z.boolean(),
+  definition: z.string(),
+});
+export type Trigger = z.infer<typeof triggerSchema>;
+
+export const extensionSchema = z.object({ name: z.string(), version: z.string(), schema: z.string() });
+export type Extension = z.infer<typeof extensionSchema>;
+
+export const sequenceSchema = z.object({
+  schema: z.string(),
+  name: z.string(),
+  dataType: z.string(),
+  start: z.string(),
+  increment: z.string(),
+  min: z.string(),
+  max: z.string(),
+  cache: z.string(),
+  cycle: z.boolean(),
+  /** null when never used, or when the role lacks USAGE/SELECT on the sequence. */
+  lastValue: z.string().nullable(),
+  ownedBy: z.object({ schema: z.string(), table: z.string(), column: z.string() }).nullable(),
+});
+export type Sequence = z.infer<typeof sequenceSchema>;
+
+export const schemaInfoSchema = z.object({ name: z.string(), owner: z.string(), comment: z.string().nullable() });
+
+export const databaseSchemaSchema = z.object({
+  schemas: z.array(schemaInfoSchema),
+  tables: z.array(tableSchema),
+  indexes: z.array(indexSchema),
+  constraints: z.array(constraintSchema),
+  functions: z.array(functionSchema),
+  views: z.array(viewSchema),
+  types: typesSchema,
+  triggers: z.array(triggerSchema),
+  extensions: z.array(extensionSchema),
+  sequences: z.array(sequenceSchema),
+  /** Statistics or samples that could not be read (the catalog itself was): shown, not fatal. */
+  warnings: z.array(z.string()),
+});
+export type DatabaseSchema = z.infer<typeof databaseSchemaSchema>;
+
+// ---------------------------------------------------------------- queries
+
+export const queryStatsSchema = z.object({
+  /** libpg_query fingerprint: the same statement with other literals, IN-list lengths or comments shares it. */
+  hash: z.string(),
+  /** The pg_stat_statements queryids merged into this entry (one per role, top-level flag, ...). */
+  queryids: z.array(z.string()),
+  query: z.string(),
+  formattedQuery: z.string(),
+  calls: z.number(),
+  rows: z.number(),
+  totalTimeMs: z.number(),
+  meanTimeMs: z.number(),
+  minTimeMs: z.number(),
+  maxTimeMs: z.number(),
+  stddevTimeMs: z.number(),
+  sharedBlksHit: z.number(),
+  sharedBlksRead: z.number(),
+});
+export type QueryStats = z.infer<typeof queryStatsSchema>;
+
+// ---------------------------------------------------------------- disabled indexes
+
+export const disabledIndexSchema = z.object({
+  schema: z.string(),
+  table: z.string(),
+  name: z.string(),
+  reason: z.enum(['invalid', 'notReady']),
+  /** Why the planner skips it, in words. */
+  message: z.string(),
+  definition: z.string(),
+});
+export type DisabledIndex = z.infer<typeof disabledIndexSchema>;
+
+// ---------------------------------------------------------------- the response
+
+export const remoteSyncResponseSchema = z.object({
+  meta: resultSchema(metaSchema),
+  schema: resultSchema(databaseSchemaSchema),
+  queries: resultSchema(z.array(queryStatsSchema)),
+  disabledIndexes: resultSchema(z.array(disabledIndexSchema)),
+});
+export type RemoteSyncResponse = z.infer<typeof remoteSyncResponseSchema>;
