@@ -1,0 +1,376 @@
+// Query analysis with production statistics: plans, costs and index recommendations.
+// The one entry point is analyzeQueries; see README.md for the method and its limits.
+import pg from 'pg';
+import { readSource, type SourceSnapshot, type SourceColumnStats } from './source.js';
+import { startShadowServer, type ShadowServer } from './shadow-server.js';
+import {
+  createShadowDatabase,
+  restoreStatistics,
+  restoreRelationStats,
+  extendRelations,
+  extendRelation,
+  explain,
+  oidOf,
+  type PlanNode,
+  type ShadowDatabase,
+} from './shadow.js';
+import { UsageCollector, candidatesFor, isCovered, loadParser, quoteIdent, type Catalog, type CandidateOptions, type IndexCandidate, type TableName, type ColumnInfo } from './candidates.js';
+import { planShape, indexesUsed } from './plan.js';
+import { estimateIndexPages } from './sizing.js';
+
+export type { PlanNode } from './shadow.js';
+export type { CandidateOptions, IndexCandidate } from './candidates.js';
+export { planShape, indexesUsed } from './plan.js';
+export { startShadowServer, type ShadowServer } from './shadow-server.js';
+
+export interface QueryInput {
+  /** The catalog's fingerprint; returned as is. */
+  hash: string;
+  /** SQL, possibly with $n placeholders (planned as a generic plan). */
+  query: string;
+  /** Production call count; weights the ranking. Missing means 1. */
+  calls?: number;
+}
+
+export interface Recommendation {
+  createIndex: string;
+  /** schema.table */
+  table: string;
+  method: 'btree' | 'gin';
+  columns: string[];
+  include: string[];
+  predicate: string | null;
+  /** Cost of the query's plan before and after adding this index (after earlier ones of the list). */
+  costBefore: number;
+  costAfter: number;
+  savedPct: number;
+  /** (costBefore - costAfter) x calls. */
+  totalSaved: number;
+  /** Size the shadow planner assumed for the index, in pages. */
+  estimatedPages: number;
+}
+
+export interface QueryAnalysis {
+  hash: string;
+  /** The plan production would choose now, from the shadow planner. */
+  plan: PlanNode | null;
+  cost: number | null;
+  planShape: string | null;
+  recommendations: Recommendation[];
+  /** The plan with every recommendation of this query in place. */
+  planAfter?: PlanNode;
+  error?: string;
+}
+
+export interface IndexRecommendation extends Omit<Recommendation, 'costBefore' | 'costAfter' | 'savedPct'> {
+  /** Hashes of the queries it helps. */
+  queries: string[];
+}
+
+export interface AnalysisResult {
+  queries: QueryAnalysis[];
+  /** Every recommended index once, ranked by total time saved over all queries. */
+  indexes: IndexRecommendation[];
+  /** Schema objects the shadow could not rebuild, statistics it could not restore. */
+  warnings: string[];
+}
+
+export interface AnalysisProgress {
+  phase: 'snapshot' | 'shadow' | 'candidates' | 'queries' | 'done';
+  done: number;
+  total: number;
+}
+
+export interface AnalyzeOptions {
+  /** A shadow server to reuse (it is not stopped); otherwise one is started and stopped. */
+  shadow?: ShadowServer;
+  candidates?: CandidateOptions;
+  /** Smallest cost reduction, in percent of the query's cost, worth an index. Default 5. */
+  minSavedPct?: number;
+  /** Most indexes recommended for one query. Default 2. */
+  maxIndexesPerQuery?: number;
+  statementTimeoutMs?: number;
+  onProgress?: (p: AnalysisProgress) => void;
+}
+
+export interface AnalyzeInput {
+  /** Production connection string; used read-only, nothing is created or changed there. */
+  source: string;
+  queries: QueryInput[];
+  options?: AnalyzeOptions;
+}
+
+/** Reads statistics from `source`, plans every query in a shadow PostgreSQL 18 and proposes indexes. */
+export async function analyzeQueries(input: AnalyzeInput): Promise<AnalysisResult> {
+  const opts = input.options ?? {};
+  const progress = opts.onProgress ?? (() => undefined);
+  progress({ phase: 'snapshot', done: 0, total: 1 });
+  const source = new pg.Client({ connectionString: input.source, application_name: 'querytrail-advisor' });
+  await source.connect();
+  let snapshot: SourceSnapshot;
+  try {
+    snapshot = await readSource(source, { statementTimeoutMs: opts.statementTimeoutMs });
+  } finally {
+    await source.end();
+  }
+  progress({ phase: 'snapshot', done: 1, total: 1 });
+  return analyzeSnapshot(snapshot, input.queries, opts);
+}
+
+interface LiveCandidate extends IndexCandidate {
+  id: string;
+  /** The index and, on a partitioned table, its partition parts. */
+  oids: number[];
+  names: Set<string>;
+  pages: number;
+}
+
+/** analyzeQueries on an already read snapshot (the analyzer and tests can cache one). */
+export async function analyzeSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions = {}): Promise<AnalysisResult> {
+  const progress = opts.onProgress ?? (() => undefined);
+  const minSavedPct = opts.minSavedPct ?? 5;
+  const maxPerQuery = opts.maxIndexesPerQuery ?? 2;
+  await loadParser();
+  progress({ phase: 'shadow', done: 0, total: 1 });
+  const server = opts.shadow ?? (await startShadowServer());
+  const dbName = `shadow_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  let db: ShadowDatabase | undefined;
+  try {
+    db = await createShadowDatabase(server, snapshot, dbName, snapshot.locale);
+    const warnings = db.ddlErrors.map((e) => `DDL not rebuilt: ${e.error}: ${e.sql.slice(0, 200)}`);
+    const catalog = makeCatalog(snapshot);
+    progress({ phase: 'shadow', done: 1, total: 1 });
+
+    // Parse every query and gather its candidates before any relation is extended (see shadow.ts).
+    const perQuery = queries.map((q) => {
+      try {
+        const usages = new UsageCollector(catalog).collect(q.query);
+        return { usages, candidates: candidatesFor(usages, catalog, opts.candidates), error: undefined as string | undefined };
+      } catch (e) {
+        return { usages: [], candidates: [], error: `parse: ${(e as Error).message}` };
+      }
+    });
+    const unique = new Map<string, IndexCandidate>();
+    for (const p of perQuery) for (const c of p.candidates) unique.set(candidateKey(c), c);
+    const live = new Map<string, LiveCandidate>();
+    let n = 0;
+    for (const [key, c] of unique) {
+      progress({ phase: 'candidates', done: n++, total: unique.size });
+      const created = await createCandidate(db.client, c, n, snapshot);
+      if (created) live.set(key, created);
+    }
+
+    await restoreStatistics(db, snapshot).then((r) => warnings.push(...r.warnings));
+    await extendRelations(server, db, snapshot.relations);
+    for (const c of live.values()) await sizeCandidate(server, db.client, c, snapshot);
+
+    const results: QueryAnalysis[] = [];
+    for (const [i, q] of queries.entries()) {
+      progress({ phase: 'queries', done: i, total: queries.length });
+      const p = perQuery[i]!;
+      const candidates = p.candidates.map((c) => live.get(candidateKey(c))).filter((c): c is LiveCandidate => !!c);
+      results.push(await analyzeOne(db.client, q, candidates, p.error, { minSavedPct, maxPerQuery }));
+    }
+    progress({ phase: 'done', done: queries.length, total: queries.length });
+    return { queries: results, indexes: rankIndexes(results), warnings };
+  } finally {
+    if (db) await db.close();
+    if (!opts.shadow) await server.stop();
+    else {
+      const admin = new pg.Client(server.connection());
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(dbName)} WITH (FORCE)`).catch(() => undefined);
+      await admin.end();
+    }
+  }
+}
+
+const candidateKey = (c: IndexCandidate) => `${c.schema}.${c.table}|${c.am}|${c.keys.join(',')}|${c.include.join(',')}|${c.predicate ?? ''}`;
+
+function makeCatalog(snapshot: SourceSnapshot): Catalog {
+  const tables = new Map<string, Map<string, ColumnInfo>>();
+  const kinds = new Map(snapshot.relations.map((r) => [`${r.schema}.${r.name}`, r]));
+  for (const c of snapshot.columns) {
+    const k = `${c.schema}.${c.table}`;
+    if (!['r', 'p', 'm'].includes(kinds.get(k)?.kind ?? '')) continue;
+    if (!tables.has(k)) tables.set(k, new Map());
+    tables.get(k)!.set(c.name, { type: c.type, category: c.category });
+  }
+  const stats = new Map<string, SourceColumnStats>();
+  for (const s of snapshot.stats) {
+    const k = `${s.schema}.${s.table}.${s.column}`;
+    // A partitioned parent's own statistics are the inherited ones.
+    if (!stats.has(k) || s.inherited === (kinds.get(`${s.schema}.${s.table}`)?.kind === 'p')) stats.set(k, s);
+  }
+  const path = snapshot.searchPath
+    .split(',')
+    .map((s) => s.trim().replace(/^"(.*)"$/, '$1'))
+    .filter((s) => s && s !== '$user');
+  return {
+    resolve(schema, name) {
+      for (const s of schema ? [schema] : ['pg_catalog', ...path]) if (tables.has(`${s}.${name}`)) return { schema: s, table: name };
+      return undefined;
+    },
+    columns: (t) => tables.get(`${t.schema}.${t.table}`),
+    distinct(t, column) {
+      const s = stats.get(`${t.schema}.${t.table}.${column}`);
+      const rows = kinds.get(`${t.schema}.${t.table}`)?.reltuples ?? 0;
+      const nd = Number(s?.values.n_distinct ?? 200);
+      return nd < 0 ? -nd * Math.max(rows, 1) : nd;
+    },
+  };
+}
+
+/** Builds a candidate on the still-empty table, then hides it (indisvalid = false). */
+async function createCandidate(client: pg.Client, c: IndexCandidate, n: number, snapshot: SourceSnapshot): Promise<LiveCandidate | undefined> {
+  const name = `qt_candidate_${n}`;
+  const sql = `CREATE INDEX ${quoteIdent(name)} ON ${candidateTarget(c)}`;
+  try {
+    await client.query(sql);
+  } catch {
+    return undefined; // e.g. a type without a default operator class for the method
+  }
+  const tree = await client.query<{ oid: number; name: string }>(
+    `SELECT t.relid::oid::int AS oid, c.relname AS name FROM pg_partition_tree(to_regclass($1)) t JOIN pg_class c ON c.oid = t.relid`,
+    [`${quoteIdent(c.schema)}.${quoteIdent(name)}`],
+  );
+  const oids = tree.rows.map((r) => r.oid);
+  const pred = await client.query<{ pred: string | null }>(`SELECT pg_get_expr(indpred, indrelid) AS pred FROM pg_index WHERE indexrelid = $1`, [oids[0]]);
+  const normalized = { ...c, predicate: pred.rows[0]?.pred ?? null };
+  const existing = snapshot.indexes.filter((i) => i.schema === c.schema && i.table === c.table);
+  if (existing.some((e) => isCovered(normalized, e))) {
+    await client.query(`DROP INDEX ${quoteIdent(c.schema)}.${quoteIdent(name)}`);
+    return undefined;
+  }
+  await client.query(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = ANY($1::oid[])`, [oids]);
+  return { ...c, id: name, oids, names: new Set(tree.rows.map((r) => r.name)), pages: 0 };
+}
+
+function candidateTarget(c: IndexCandidate): string {
+  return (
+    `${quoteIdent(c.schema)}.${quoteIdent(c.table)}${c.am === 'btree' ? '' : ` USING ${c.am}`} (${c.keys.map(quoteIdent).join(', ')})` +
+    (c.include.length ? ` INCLUDE (${c.include.map(quoteIdent).join(', ')})` : '') +
+    (c.predicate ? ` WHERE ${c.predicate}` : '')
+  );
+}
+
+/** Gives each part of a candidate the size and row count it would have in production. */
+async function sizeCandidate(server: ShadowServer, client: pg.Client, c: LiveCandidate, snapshot: SourceSnapshot): Promise<void> {
+  const parts = await client.query<{ index: number; schema: string; table: string; kind: string }>(
+    `SELECT i.indexrelid::int AS index, n.nspname AS schema, t.relname AS table, t.relkind AS kind
+     FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE i.indexrelid = ANY($1::oid[])`,
+    [c.oids],
+  );
+  let total = 0;
+  for (const part of parts.rows) {
+    if (part.kind === 'p') continue; // the partitioned index itself has no storage
+    const rel = snapshot.relations.find((r) => r.schema === part.schema && r.name === part.table);
+    let tuples = Math.max(rel?.reltuples ?? 0, 0);
+    if (c.predicate) {
+      // The planner's own estimate of the rows the predicate keeps, from the restored statistics.
+      const plan = await explain(client, `SELECT 1 FROM ONLY ${quoteIdent(part.schema)}.${quoteIdent(part.table)} WHERE ${c.predicate}`);
+      tuples = Math.min(tuples, plan['Plan Rows']);
+    }
+    const stat = (column: string) => columnStats(snapshot, part.schema, part.table, column);
+    const pages = estimateIndexPages({ am: c.am, keys: c.keys, include: c.include, tuples, unique: false, stat });
+    total += pages;
+    await restoreRelationStats(client, part.index, { relpages: pages, reltuples: tuples, relallvisible: 0 });
+    await extendRelation(server, client, part.index, pages);
+  }
+  c.pages = total;
+}
+
+function columnStats(snapshot: SourceSnapshot, schema: string, table: string, column: string) {
+  const s = snapshot.stats.find((x) => x.schema === schema && x.table === table && x.column === column && !x.inherited);
+  const rel = snapshot.relations.find((r) => r.schema === schema && r.name === table);
+  const nd = Number(s?.values.n_distinct ?? -1);
+  return {
+    avgWidth: Number(s?.values.avg_width ?? 8),
+    nullFrac: Number(s?.values.null_frac ?? 0),
+    distinct: nd < 0 ? -nd * Math.max(rel?.reltuples ?? 1, 1) : nd,
+  };
+}
+
+async function analyzeOne(
+  client: pg.Client,
+  q: QueryInput,
+  candidates: LiveCandidate[],
+  parseError: string | undefined,
+  limits: { minSavedPct: number; maxPerQuery: number },
+): Promise<QueryAnalysis> {
+  let base: PlanNode;
+  try {
+    base = await explain(client, q.query);
+  } catch (e) {
+    return { hash: q.hash, plan: null, cost: null, planShape: null, recommendations: [], error: (e as Error).message };
+  }
+  const result: QueryAnalysis = {
+    hash: q.hash,
+    plan: base,
+    cost: base['Total Cost'],
+    planShape: planShape(base),
+    recommendations: [],
+    ...(parseError ? { error: parseError } : {}),
+  };
+  const calls = q.calls ?? 1;
+  const chosen: LiveCandidate[] = [];
+  let current = base;
+  for (let round = 0; round < limits.maxPerQuery; round++) {
+    const tried: { c: LiveCandidate; plan: PlanNode }[] = [];
+    for (const c of candidates) {
+      if (chosen.includes(c)) continue;
+      let plan: PlanNode;
+      try {
+        plan = await explain(client, q.query, [...chosen, c].flatMap((x) => x.oids));
+      } catch {
+        continue;
+      }
+      const used = indexesUsed(plan);
+      if ([...c.names].some((n) => used.has(n))) tried.push({ c, plan });
+    }
+    if (tried.length === 0) break;
+    const best = Math.min(...tried.map((t) => t.plan['Total Cost']));
+    // Near-ties go to the smaller index: it costs less to keep and the planner sees no difference.
+    const pick = tried
+      .filter((t) => t.plan['Total Cost'] <= best + Math.max(0.01 * best, 0.01))
+      .sort((a, b) => a.c.pages - b.c.pages || a.c.keys.length + a.c.include.length - (b.c.keys.length + b.c.include.length))[0]!;
+    const before = current['Total Cost'];
+    const after = pick.plan['Total Cost'];
+    const savedPct = before > 0 ? ((before - after) / before) * 100 : 0;
+    if (savedPct < limits.minSavedPct) break;
+    chosen.push(pick.c);
+    current = pick.plan;
+    result.recommendations.push({
+      createIndex: `CREATE INDEX ON ${candidateTarget(pick.c)}`,
+      table: `${pick.c.schema}.${pick.c.table}`,
+      method: pick.c.am,
+      columns: pick.c.keys,
+      include: pick.c.include,
+      predicate: pick.c.predicate,
+      costBefore: before,
+      costAfter: after,
+      savedPct: Math.round(savedPct * 10) / 10,
+      totalSaved: (before - after) * calls,
+      estimatedPages: pick.c.pages,
+    });
+  }
+  if (chosen.length) result.planAfter = current;
+  return result;
+}
+
+function rankIndexes(results: QueryAnalysis[]): IndexRecommendation[] {
+  const byStatement = new Map<string, IndexRecommendation>();
+  for (const r of results) {
+    for (const rec of r.recommendations) {
+      const { costBefore: _b, costAfter: _a, savedPct: _p, ...rest } = rec;
+      const entry = byStatement.get(rec.createIndex);
+      if (entry) {
+        entry.totalSaved += rec.totalSaved;
+        entry.queries.push(r.hash);
+      } else byStatement.set(rec.createIndex, { ...rest, queries: [r.hash] });
+    }
+  }
+  return [...byStatement.values()].sort((a, b) => b.totalSaved - a.totalSaved);
+}
+
+export type { TableName };
