@@ -13,7 +13,12 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** Both drivers return raw query results with a `rows` array; this tells TypeScript so. */
+export interface RowsResultHKT extends PgQueryResultHKT {
+  readonly type: { rows: Record<string, unknown>[] };
+}
+
+export type Db = PgDatabase<RowsResultHKT, typeof schema>;
 
 export interface Store {
   db: Db;
