@@ -1,15 +1,26 @@
 import { NavLink, Route, Routes, useLocation } from 'react-router-dom';
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
+import { Loading } from './components/States';
 import { OnboardingPage } from './pages/OnboardingPage';
-import { SyncResultPage } from './pages/SyncResultPage';
 import { EnvironmentsPage } from './pages/EnvironmentsPage';
-import { EnvironmentPage } from './pages/EnvironmentPage';
-import { QueryPage } from './pages/QueryPage';
-import { CiRunsPage } from './pages/CiRunsPage';
-import { CiRunPage } from './pages/CiRunPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 
+// The first pages a user sees load with the app; the others when first opened.
+const SyncResultPage = lazy(() => import('./pages/SyncResultPage').then((m) => ({ default: m.SyncResultPage })));
+const EnvironmentPage = lazy(() => import('./pages/EnvironmentPage').then((m) => ({ default: m.EnvironmentPage })));
+const QueryPage = lazy(() => import('./pages/QueryPage').then((m) => ({ default: m.QueryPage })));
+const CiRunsPage = lazy(() => import('./pages/CiRunsPage').then((m) => ({ default: m.CiRunsPage })));
+const CiRunPage = lazy(() => import('./pages/CiRunPage').then((m) => ({ default: m.CiRunPage })));
+
 export function AppRoutes() {
+  return (
+    <Suspense fallback={<Loading />}>
+      <AppRouteTable />
+    </Suspense>
+  );
+}
+
+function AppRouteTable() {
   return (
     <Routes>
       <Route path="/" element={<OnboardingPage />} />

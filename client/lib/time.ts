@@ -32,7 +32,7 @@ export function formatExact(date: Date | string): string {
 
 export function formatDuration(ms: number): string {
   if (ms < 1) return `${ms.toFixed(3)} ms`;
-  if (ms < 1000) return `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
+  if (ms < 1000) return `${ms.toFixed(ms < 10 ? 2 : ms < 100 ? 1 : 0)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`;
   return `${(ms / 60_000).toFixed(1)} min`;
 }

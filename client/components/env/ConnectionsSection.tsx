@@ -1,0 +1,150 @@
+// Database Connections of an environment: label, role, masked connection string; add and remove.
+import { useState, type FormEvent } from 'react';
+import { connectionStringSchema, labelSchema, ROLES, type Role } from '../../../shared/validation';
+import { fieldErrorsOf, messageOf, validate } from '../../lib/errors';
+import { trpc, type RouterOutputs } from '../../trpc';
+import { Badge, roleTone } from '../Badge';
+import { SelectField, TextField } from '../Field';
+import { RelativeTime } from '../RelativeTime';
+import { EmptyState } from '../States';
+
+type Environment = RouterOutputs['env']['get'];
+
+const ROLE_OPTIONS = ROLES.map((role) => ({ value: role, label: role[0]!.toUpperCase() + role.slice(1) }));
+
+function AddConnectionForm({ envId }: { envId: string }) {
+  const utils = trpc.useUtils();
+  const [label, setLabel] = useState('');
+  const [role, setRole] = useState<Role>('other');
+  const [connectionString, setConnectionString] = useState('');
+  const [submitted, setSubmitted] = useState(false);
+  const add = trpc.connections.add.useMutation({
+    onSuccess: async () => {
+      setLabel('');
+      setRole('other');
+      setConnectionString('');
+      setSubmitted(false);
+      await utils.env.get.invalidate({ id: envId });
+    },
+  });
+  const labelError = validate(labelSchema, label);
+  const stringError = validate(connectionStringSchema, connectionString);
+  const server = fieldErrorsOf(add.error);
+  const formError = add.error && Object.keys(server).length === 0 ? messageOf(add.error) : undefined;
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    setSubmitted(true);
+    if (labelError || stringError) return;
+    add.mutate({ id: envId, label: label.trim(), role, connectionString: connectionString.trim() });
+  };
+
+  return (
+    <form className="subform" onSubmit={onSubmit} noValidate aria-label="Add a connection">
+      <h3>Add a connection</h3>
+      <div className="form-grid form-grid-3">
+        <TextField
+          label="Label"
+          value={label}
+          onChange={(v) => {
+            setLabel(v);
+            add.reset();
+          }}
+          error={server.label ?? (submitted ? labelError : undefined)}
+          placeholder="Primary"
+          autoComplete="off"
+        />
+        <SelectField label="Role" value={role} onChange={(v) => setRole(v as Role)} options={ROLE_OPTIONS} error={server.role} />
+        <TextField
+          label="Connection string"
+          value={connectionString}
+          onChange={(v) => {
+            setConnectionString(v);
+            add.reset();
+          }}
+          error={server.connectionString ?? (submitted || connectionString ? stringError : undefined)}
+          placeholder="postgres://user:password@host:5432/db"
+          hint="Stored encrypted; only a masked form is ever shown again."
+          autoComplete="off"
+          spellCheck={false}
+        />
+      </div>
+      {formError ? (
+        <p className="field-error" role="alert">
+          {formError}
+        </p>
+      ) : null}
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={add.isPending}>
+          {add.isPending ? 'Adding…' : 'Add connection'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function ConnectionsSection({ env }: { env: Environment }) {
+  const utils = trpc.useUtils();
+  const remove = trpc.connections.remove.useMutation({ onSettled: () => utils.env.get.invalidate({ id: env.id }) });
+  return (
+    <section className="card" aria-labelledby="connections-heading">
+      <h2 id="connections-heading" className="card-title">
+        Database Connections <span className="count">{env.connections.length}</span>
+      </h2>
+      {env.connections.length === 0 ? (
+        <EmptyState title="No database connections yet.">Add the production, staging or CI databases of this environment.</EmptyState>
+      ) : (
+        <div className="table-scroll">
+          <table className="data-table" aria-label="Database connections">
+            <thead>
+              <tr>
+                <th scope="col">Label</th>
+                <th scope="col">Role</th>
+                <th scope="col">Connection string</th>
+                <th scope="col" className="hide-narrow">
+                  Added
+                </th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {env.connections.map((connection) => (
+                <tr key={connection.id}>
+                  <td>{connection.label}</td>
+                  <td>
+                    <Badge tone={roleTone(connection.role)}>{connection.role}</Badge>
+                  </td>
+                  <td className="break">
+                    <code>{connection.maskedConnectionString}</code>
+                  </td>
+                  <td className="nowrap hide-narrow">
+                    <RelativeTime value={connection.createdAt} />
+                  </td>
+                  <td className="actions">
+                    <button
+                      type="button"
+                      className="button button-small button-danger-quiet"
+                      onClick={() => remove.mutate({ id: env.id, connectionId: connection.id })}
+                      disabled={remove.isPending && remove.variables?.connectionId === connection.id}
+                      aria-label={`Remove connection ${connection.label}`}
+                    >
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {remove.isError ? (
+        <p className="field-error" role="alert">
+          The connection could not be removed: {messageOf(remove.error)}
+        </p>
+      ) : null}
+      <AddConnectionForm envId={env.id} />
+    </section>
+  );
+}

@@ -1,0 +1,119 @@
+// CI runs, newest first. A run of a linked repository carries its environment's name as a badge.
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { Link } from 'react-router-dom';
+import { Badge } from '../components/Badge';
+import { RelativeTime } from '../components/RelativeTime';
+import { EmptyState, ErrorState, Loading } from '../components/States';
+import { environmentPath, runPath } from '../lib/paths';
+import { formatNumber } from '../lib/time';
+import { trpc, type RouterOutputs } from '../trpc';
+
+type Run = RouterOutputs['ci']['list'][number];
+const PAGE_SIZE = 50;
+
+
+export function RunContext({ run }: { run: Pick<Run, 'branch' | 'pullRequest' | 'commitSha' | 'runId'> }) {
+  return (
+    <span className="run-context muted small">
+      <span title="CI run id">run {run.runId}</span>
+      {run.branch ? <span title="Branch"> · {run.branch}</span> : null}
+      {run.pullRequest ? <span title="Pull request"> · PR #{run.pullRequest}</span> : null}
+      {run.commitSha ? (
+        <span title={`Commit ${run.commitSha}`}>
+          {' '}
+          · <code>{run.commitSha.slice(0, 7)}</code>
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+export function EnvironmentBadge({ environment }: { environment: Run['environment'] }) {
+  if (!environment) return null;
+  return (
+    <Link to={environmentPath(environment.id)} className="badge badge-accent badge-link" title={`Environment ${environment.slug}`}>
+      {environment.name}
+    </Link>
+  );
+}
+
+export function CiRunsPage() {
+  const utils = trpc.useUtils();
+  const runs = useInfiniteQuery({
+    queryKey: ['ci-runs'],
+    initialPageParam: 0,
+    queryFn: ({ pageParam, signal }) => utils.client.ci.list.query({ limit: PAGE_SIZE, offset: pageParam }, { signal }),
+    getNextPageParam: (lastPage, _pages, lastOffset) => (lastPage.length < PAGE_SIZE ? undefined : lastOffset + PAGE_SIZE),
+    refetchInterval: 30_000,
+  });
+  const rows = runs.data?.pages.flat() ?? [];
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <div>
+          <h1>CI runs</h1>
+          <p className="lead">Every run the CI reporter sent, newest first. Runs of a linked repository feed its environment&apos;s query catalog.</p>
+        </div>
+      </header>
+      <section className="card" aria-label="CI runs">
+        {runs.isPending ? (
+          <Loading label="Loading CI runs…" />
+        ) : runs.isError ? (
+          <ErrorState title="CI runs could not be loaded" error={runs.error} onRetry={() => runs.refetch()} />
+        ) : rows.length === 0 ? (
+          <EmptyState title="No CI runs yet.">
+            Add the querytrail CI reporter to your pipeline (<code>npx querytrail ci-report</code>); its runs appear here.
+          </EmptyState>
+        ) : (
+          <>
+            <div className="table-scroll">
+              <table className="data-table runs-table" aria-label="CI runs, newest first">
+                <thead>
+                  <tr>
+                    <th scope="col">Repository</th>
+                    <th scope="col" className="numeric">
+                      Queries
+                    </th>
+                    <th scope="col">Received</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((run) => (
+                    <tr key={run.id}>
+                      <td>
+                        <div className="run-title">
+                          <Link to={runPath(run.id)} className="repo-name">
+                            {run.repo}
+                          </Link>
+                          <EnvironmentBadge environment={run.environment} />
+                        </div>
+                        <RunContext run={run} />
+                      </td>
+                      <td className="numeric">
+                        {formatNumber(run.queryCount)}
+                        {run.newQueryCount > 0 ? (
+                          <div>
+                            <Badge tone="success">{formatNumber(run.newQueryCount)} new</Badge>
+                          </div>
+                        ) : null}
+                      </td>
+                      <td className="nowrap">
+                        <RelativeTime value={run.createdAt} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            {runs.hasNextPage ? (
+              <button type="button" className="button" onClick={() => runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
+                {runs.isFetchingNextPage ? 'Loading…' : 'Load older runs'}
+              </button>
+            ) : null}
+          </>
+        )}
+      </section>
+    </div>
+  );
+}

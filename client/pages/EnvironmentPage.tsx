@@ -1,0 +1,113 @@
+// One environment: its connections, linked repositories, query catalog, and deletion.
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router-dom';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { ConnectionsSection } from '../components/env/ConnectionsSection';
+import { QueryCatalog } from '../components/env/QueryCatalog';
+import { ReposSection } from '../components/env/ReposSection';
+import { RelativeTime } from '../components/RelativeTime';
+import { EmptyState, ErrorState, Loading } from '../components/States';
+import { apiCodeOf, messageOf } from '../lib/errors';
+import { trpc, type RouterOutputs } from '../trpc';
+
+type Environment = RouterOutputs['env']['get'];
+
+function DeleteEnvironment({ env }: { env: Environment }) {
+  const navigate = useNavigate();
+  const utils = trpc.useUtils();
+  const [confirming, setConfirming] = useState(false);
+  const remove = trpc.env.delete.useMutation({
+    onSuccess: async () => {
+      utils.env.get.setData({ id: env.id }, undefined);
+      await utils.env.list.invalidate();
+      navigate('/environments', { state: { deleted: env.name } });
+    },
+  });
+  return (
+    <section className="card card-danger" aria-labelledby="delete-heading">
+      <h2 id="delete-heading" className="card-title">
+        Delete Environment
+      </h2>
+      <p className="muted">
+        Removes the environment, its connections, its repository links and its query catalog. CI runs already received stay, without an environment.
+      </p>
+      <button type="button" className="button button-danger" onClick={() => setConfirming(true)}>
+        Delete environment
+      </button>
+      {confirming ? (
+        <ConfirmDialog
+          title={`Delete “${env.name}”?`}
+          confirmLabel="Delete environment"
+          onConfirm={() => remove.mutate({ id: env.id })}
+          onCancel={() => {
+            setConfirming(false);
+            remove.reset();
+          }}
+          pending={remove.isPending}
+          error={remove.isError ? messageOf(remove.error) : undefined}
+        >
+          <p>
+            This deletes {env.connections.length} connection{env.connections.length === 1 ? '' : 's'}, {env.repos.length} repository link
+            {env.repos.length === 1 ? '' : 's'} and the whole query catalog of <strong>{env.name}</strong>. It cannot be undone.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  );
+}
+
+export function EnvironmentPage() {
+  const { id = '' } = useParams();
+  const env = trpc.env.get.useQuery({ id }, { retry: (count, error) => apiCodeOf(error) !== 'not_found' && count < 1 });
+
+  if (env.isPending) {
+    return (
+      <div className="page">
+        <Loading label="Loading environment…" />
+      </div>
+    );
+  }
+  if (env.isError) {
+    return (
+      <div className="page">
+        <p className="breadcrumbs">
+          <Link to="/environments">Environments</Link>
+        </p>
+        {apiCodeOf(env.error) === 'not_found' ? (
+          <>
+            <h1>Environment not found</h1>
+            <EmptyState title="This environment does not exist, or it was deleted.">
+              <Link to="/environments">Back to all environments</Link>
+            </EmptyState>
+          </>
+        ) : (
+          <ErrorState title="The environment could not be loaded" error={env.error} onRetry={() => env.refetch()} />
+        )}
+      </div>
+    );
+  }
+
+  const data = env.data;
+  // keyed by id: forms and filters start fresh when another environment opens in the same route
+  return (
+    <div className="page" key={data.id}>
+      <header className="page-header">
+        <div>
+          <p className="breadcrumbs">
+            <Link to="/environments">Environments</Link> / {data.name}
+          </p>
+          <h1>{data.name}</h1>
+          <p className="muted">
+            <code>{data.slug}</code> · created <RelativeTime value={data.createdAt} />
+          </p>
+        </div>
+      </header>
+      <div className="two-columns">
+        <ConnectionsSection env={data} />
+        <ReposSection env={data} />
+      </div>
+      <QueryCatalog envId={data.id} />
+      <DeleteEnvironment env={data} />
+    </div>
+  );
+}
