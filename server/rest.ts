@@ -84,7 +84,7 @@ function rewriteErrors(res: Response) {
         const message =
           body.message === 'Input validation failed' && issues
             ? `Invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`
-            : res.statusCode >= 500
+            : res.statusCode >= 500 && body.data?.apiCode !== 'upstream_unavailable' // a 502 names the upstream failure
               ? 'Internal server error'
               : (body.message ?? 'Error');
         const code = body.data?.apiCode ?? (body.code ? apiCode(body.code) : 'internal_error');

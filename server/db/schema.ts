@@ -1,6 +1,6 @@
 // The app's own store. Timestamps are timestamptz and leave the API as ISO 8601 UTC.
 import { sql } from 'drizzle-orm';
-import { bigint, doublePrecision, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -87,9 +87,15 @@ export const ciRuns = pgTable(
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
     queryCount: integer('query_count').notNull().default(0),
     newQueryCount: integer('new_query_count').notNull().default(0),
+    // Queries of the request that could not be catalogued, kept so a repeated post answers the same.
+    rejected: jsonb('rejected').$type<{ index: number; reason: string }[]>().notNull().default(sql`'[]'::jsonb`),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('ci_runs_repo_run_key').on(sql`lower(${t.repo})`, t.runId), index('ci_runs_recent_idx').on(t.createdAt.desc(), t.id)],
+  (t) => [
+    uniqueIndex('ci_runs_repo_run_key').on(sql`lower(${t.repo})`, t.runId),
+    index('ci_runs_recent_idx').on(t.createdAt.desc(), t.id),
+    index('ci_runs_environment_recent_idx').on(t.environmentId, t.createdAt.desc(), t.id),
+  ],
 );
 
 export const ciRunQueries = pgTable(

@@ -1,5 +1,6 @@
 import { router } from '../trpc';
 import { catalogRouter } from './catalog';
+import { ciRouter } from './ci';
 import { connectionsRouter } from './connections';
 import { environmentsRouter } from './environments';
 import { reposRouter } from './repos';
@@ -9,6 +10,7 @@ export const appRouter = router({
   connections: connectionsRouter,
   repos: reposRouter,
   queries: catalogRouter,
+  ci: ciRouter,
 });
 
 /** The type the SPA and internal tools import for typed calls. */

@@ -1,0 +1,141 @@
+// CI run ingestion (spec section 6): store the run, tag it with its repository's environment and
+// fold its queries into that environment's catalog, all in one transaction.
+//
+// Shape of the work, per run:
+//   1. outside any transaction: has this (repo, runId) been stored already? Then answer with it.
+//   2. fingerprint and de-duplicate the queries (CPU only, no locks held);
+//   3. BEGIN; INSERT the run ... ON CONFLICT DO NOTHING (a concurrent twin waits for ours, then
+//      does nothing and reads ours); one statement that inserts the run's queries, upserts them
+//      into the catalog (ci_run_count + 1 under the row lock, so concurrent runs never lose a count)
+//      and records how many were new; COMMIT.
+import { sql } from 'drizzle-orm';
+import type { IngestRunInput, IngestRunOutput, RejectedQuery } from '../../shared/ci';
+import type { Db } from '../db/store';
+import { newId } from '../ids';
+import { prepareQueries, type CatalogRow } from './prepare';
+import { rowsOf, withRetry } from './sql';
+
+export interface IngestResult extends IngestRunOutput {
+  /** false when the run had been stored before: the REST answer is then 200, not 201. */
+  created: boolean;
+}
+
+interface RunRow extends Record<string, unknown> {
+  id: string;
+  environment_id: string | null;
+  query_count: number;
+  new_query_count: number;
+  rejected: RejectedQuery[] | string;
+}
+
+const toResult = (row: RunRow, created: boolean): IngestResult => ({
+  id: row.id,
+  environmentId: row.environment_id,
+  queryCount: row.query_count,
+  newQueryCount: row.new_query_count,
+  // jsonb arrives parsed from both drivers; a string would mean a driver without the jsonb parser
+  rejected: typeof row.rejected === 'string' ? (JSON.parse(row.rejected) as RejectedQuery[]) : row.rejected,
+  created,
+});
+
+async function findRun(db: Pick<Db, 'execute'>, repo: string, runId: string): Promise<RunRow | undefined> {
+  const [row] = await rowsOf<RunRow>(
+    db,
+    sql`SELECT id, environment_id, query_count, new_query_count, rejected
+        FROM ci_runs WHERE lower(repo) = lower(${repo}) AND run_id = ${runId}`,
+  );
+  return row;
+}
+
+/** The rows as one JSON parameter: any number of queries in one bind, unpacked by json_to_recordset. */
+export function rowsParameter(rows: readonly CatalogRow[]): string {
+  return JSON.stringify(
+    rows.map((r) => ({
+      id: newId('q'),
+      hash: r.hash,
+      // PostgreSQL text cannot hold NUL (json_to_recordset would fail on \u0000); SQL never needs one
+      query: withoutNul(r.query),
+      formatted_query: withoutNul(r.formattedQuery),
+      calls: r.calls,
+      mean_time_ms: r.meanTimeMs,
+    })),
+  );
+}
+
+const withoutNul = (text: string) => (text.includes('\0') ? text.replaceAll('\0', '') : text);
+
+/** Stores one CI run; idempotent on (repo, runId), also when the same run is posted concurrently. */
+export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestResult> {
+  const existing = await findRun(db, input.repo, input.runId);
+  if (existing) return toResult(existing, false);
+
+  const { rows, rejected } = await prepareQueries(input.queries);
+
+  return withRetry(() =>
+    db.transaction(async (tx) => {
+      const now = new Date().toISOString();
+      const id = newId('run');
+      // The environment is read in the same statement that stores the run, so the run is tagged with
+      // the link as it stands at that moment; later links and unlinks do not rewrite it.
+      const [inserted] = await rowsOf<{ id: string; environment_id: string | null }>(
+        tx,
+        sql`INSERT INTO ci_runs (id, repo, run_id, environment_id, branch, commit_sha, pull_request, started_at,
+                                 query_count, new_query_count, rejected, created_at)
+            SELECT ${id}, ${input.repo}, ${input.runId},
+                   (SELECT environment_id FROM repo_links WHERE lower(repo) = lower(${input.repo})),
+                   ${input.branch ?? null}, ${input.commitSha ?? null}, ${input.pullRequest ?? null}::int,
+                   ${input.startedAt ?? null}::timestamptz, ${rows.length}::int, 0, ${JSON.stringify(rejected)}::jsonb,
+                   ${now}::timestamptz
+            ON CONFLICT ((lower(repo)), run_id) DO NOTHING
+            RETURNING id, environment_id`,
+      );
+      if (!inserted) {
+        // A concurrent post of the same run committed first (ON CONFLICT waited for it): answer with it.
+        const twin = await findRun(tx, input.repo, input.runId);
+        if (!twin) throw new Error('CI run vanished between conflict and read');
+        return toResult(twin, false);
+      }
+
+      const environmentId = inserted.environment_id;
+      if (rows.length === 0) {
+        return { id, environmentId, queryCount: 0, newQueryCount: 0, rejected, created: true };
+      }
+      const input_ = sql`input AS MATERIALIZED (
+          SELECT * FROM json_to_recordset(${rowsParameter(rows)}::json)
+            AS r(id text, hash text, query text, formatted_query text, calls bigint, mean_time_ms float8)
+        ), run_queries AS (
+          INSERT INTO ci_run_queries (run_id, hash, query, formatted_query, calls, mean_time_ms)
+          SELECT ${id}, hash, query, formatted_query, calls, mean_time_ms FROM input
+        )`;
+      if (environmentId === null) {
+        // Untagged run: its queries are kept with it, the catalogs are not touched.
+        await tx.execute(sql`WITH ${input_} SELECT 1`);
+        return { id, environmentId, queryCount: rows.length, newQueryCount: 0, rejected, created: true };
+      }
+      // ORDER BY hash: every run locks catalog rows in the same order, so two runs sharing queries
+      // queue behind each other instead of deadlocking. xmax = 0 only on rows this statement inserted.
+      const [counted] = await rowsOf<{ new_query_count: number }>(
+        tx,
+        sql`WITH ${input_}, upserted AS (
+              INSERT INTO catalog_queries AS c (id, environment_id, hash, query, formatted_query, first_seen_at, last_seen_at,
+                                                last_seen_source, ci_run_count, created_at, updated_at)
+              SELECT id, ${environmentId}, hash, query, formatted_query, ${now}::timestamptz, ${now}::timestamptz,
+                     'ci', 1, ${now}::timestamptz, ${now}::timestamptz
+              FROM input ORDER BY hash
+              ON CONFLICT (environment_id, hash) DO UPDATE SET
+                query = excluded.query,
+                formatted_query = excluded.formatted_query,
+                last_seen_at = greatest(c.last_seen_at, excluded.last_seen_at),
+                last_seen_source = 'ci',
+                ci_run_count = c.ci_run_count + 1,
+                updated_at = excluded.updated_at
+              RETURNING (c.xmax = 0) AS inserted
+            )
+            UPDATE ci_runs SET new_query_count = (SELECT count(*) FROM upserted WHERE inserted)
+            WHERE id = ${id}
+            RETURNING new_query_count`,
+      );
+      return { id, environmentId, queryCount: rows.length, newQueryCount: counted?.new_query_count ?? 0, rejected, created: true };
+    }),
+  );
+}

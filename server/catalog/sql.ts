@@ -1,0 +1,39 @@
+// Small helpers for the catalog's hand-written SQL, which runs unchanged on PGlite and PostgreSQL.
+import type { SQLWrapper } from 'drizzle-orm';
+import type { Db } from '../db/store';
+
+type Executor = Pick<Db, 'execute'>;
+
+/** Runs one statement and returns its rows; node-postgres and PGlite both answer with `rows`. */
+export async function rowsOf<T extends Record<string, unknown>>(db: Executor, query: SQLWrapper): Promise<T[]> {
+  const result = (await db.execute<T>(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+// deadlock_detected and serialization_failure: the transaction did nothing and may simply run again.
+// foreign_key_violation: the run's environment was deleted between our read of the repo link and
+// the insert; running again reads the link afresh and stores the run untagged.
+const RETRYABLE = new Set(['40P01', '40001', '23503']);
+
+function sqlState(error: unknown): string | undefined {
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Runs a transaction, again (a few times) when PostgreSQL aborted it for a reason that goes away. */
+export async function withRetry<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      const state = sqlState(error);
+      if (attempt >= attempts || !state || !RETRYABLE.has(state)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+}

@@ -1,0 +1,198 @@
+// The ci-report command, spawned for real (bin/querytrail.mjs) against a real PostgreSQL with
+// pg_stat_statements and the real HTTP server: every statement of the workload ends up in the
+// catalog with the right counts; nothing of other databases or of PostgreSQL itself does.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startPostgres, type PostgresServer } from '../../test/support/postgres';
+import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../../test/support/services';
+import { githubDefaults, ingestUrl, splitStatements } from './ci-report';
+
+const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'querytrail.mjs');
+
+/** Runs the command with only the environment given (no GITHUB_* of the machine running the tests). */
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+// The workload of a test suite: statement -> how often it runs.
+const WORKLOAD: [sql: string, params: unknown[][], expectedStart: string][] = [
+  ['SELECT id, email FROM users WHERE id = $1', [[1], [2], [3], [4]], 'SELECT id, email'],
+  ['INSERT INTO orders (user_id, total) VALUES ($1, $2)', [[1, 10], [2, 20], [3, 30]], 'INSERT INTO orders'],
+  ['UPDATE users SET email = $1 WHERE id = $2', [['a@b.c', 1], ['d@e.f', 2]], 'UPDATE users'],
+  ['SELECT u.email, count(o.id) FROM users u LEFT JOIN orders o ON o.user_id = u.id GROUP BY u.email', [[]], 'SELECT u.email'],
+  ['DELETE FROM orders WHERE total < $1', [[15]], 'DELETE FROM orders'],
+];
+
+let ciServer: PostgresServer;
+let ciUrl: string;
+
+beforeAll(async () => {
+  ciServer = await startPostgres({ statStatements: true });
+  ciUrl = await ciServer.createDatabase('app_test');
+  const other = await ciServer.createDatabase('other_app');
+  await ciServer.query('CREATE TABLE decoy (id int)', [], 'other_app');
+  await ciServer.query('SELECT * FROM decoy WHERE id = 1', [], 'other_app');
+  void other;
+
+  const client = new pg.Client({ connectionString: ciUrl });
+  await client.connect();
+  // what a test suite's setup does: extension, migrations
+  await client.query('CREATE EXTENSION pg_stat_statements');
+  await client.query('CREATE TABLE users (id int PRIMARY KEY, email text)');
+  await client.query('CREATE TABLE orders (id serial PRIMARY KEY, user_id int REFERENCES users, total numeric)');
+  await client.query("INSERT INTO users SELECT g, 'u' || g || '@example.com' FROM generate_series(1, 10) g");
+  await client.query('SELECT pg_stat_statements_reset()');
+  for (const [sql, paramSets] of WORKLOAD) {
+    for (const params of paramSets) await client.query(sql, params);
+  }
+  await client.query('BEGIN');
+  await client.query('SELECT relname FROM pg_class WHERE relkind = $1', ['r']); // a driver's introspection
+  await client.query('COMMIT');
+  await client.end();
+});
+
+afterAll(async () => {
+  await ciServer?.stop();
+  await stopTestPostgres();
+});
+
+describe.each(BACKENDS)('querytrail ci-report with the catalog on %s', (backend) => {
+  let server: TestServer;
+  let envId: string;
+  const token = 'ci-report-token';
+  const http = async (pathname: string) => {
+    const response = await fetch(`${server.url}/api${pathname}`, { headers: { authorization: `Bearer ${token}` } });
+    return response.json();
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer(await openTestServices(backend, { apiToken: token }));
+    const post = (pathname: string, body: unknown) =>
+      fetch(`${server.url}/api${pathname}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<{ id: string }>);
+    envId = (await post('/env', { name: 'App', slug: 'app' })).id;
+    await post(`/env/${envId}/repos`, { repo: 'acme/app' });
+  });
+  afterAll(() => server.close());
+
+  it('reports the workload of its own database, with the GitHub run details, into the catalog', async () => {
+    const github = {
+      GITHUB_REPOSITORY: 'acme/app',
+      GITHUB_RUN_ID: '9001',
+      GITHUB_RUN_ATTEMPT: '2',
+      GITHUB_SHA: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
+      GITHUB_REF: 'refs/pull/42/merge',
+      GITHUB_REF_NAME: '42/merge',
+      GITHUB_HEAD_REF: 'feature/login',
+    };
+    const result = await run(['ci-report', '--db', ciUrl, '--api', server.url], { ...github, QUERYTRAIL_TOKEN: token });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/reported run 9001-2 of acme\/app as run_\w+: 5 queries, 5 new, environment env_/);
+
+    const [listed] = (await http('/ci/runs?limit=1')) as { id: string }[];
+    const detail = (await http(`/ci/runs/${listed!.id}`)) as {
+      runId: string;
+      branch: string;
+      commitSha: string;
+      pullRequest: number;
+      environment: { id: string };
+      queries: { hash: string; formattedQuery: string; calls: number }[];
+    };
+    expect(detail).toMatchObject({ runId: '9001-2', branch: 'feature/login', commitSha: github.GITHUB_SHA, pullRequest: 42, environment: { id: envId } });
+
+    const catalog = (await http(`/env/${envId}/queries`)) as { hash: string; formattedQuery: string; ciRunCount: number; lastSeenSource: string }[];
+    expect(catalog).toHaveLength(WORKLOAD.length);
+    for (const [sql, paramSets, start] of WORKLOAD) {
+      const entry = catalog.find((e) => e.formattedQuery.replace(/\s+/g, ' ').startsWith(start));
+      expect(entry, sql).toMatchObject({ ciRunCount: 1, lastSeenSource: 'ci' });
+      expect(detail.queries.find((q) => q.hash === entry!.hash)?.calls, sql).toBe(paramSets.length);
+    }
+    expect(JSON.stringify(catalog)).not.toMatch(/decoy|pg_class|pg_stat_statements|CREATE TABLE|OPERATOR\(pg_catalog/);
+
+    // the same CI run reported again: nothing counted twice
+    const again = await run(['ci-report', '--db', ciUrl, '--api', `${server.url}/api/`], { ...github, QUERYTRAIL_TOKEN: token });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already reported run 9001-2');
+    const after = (await http(`/env/${envId}/queries`)) as { ciRunCount: number }[];
+    expect(after.every((e) => e.ciRunCount === 1)).toBe(true);
+  });
+
+  if (backend === 'pglite') {
+    it('reports a file of statements, and fails clearly without the token', async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'qt-cli-'));
+      const file = path.join(dir, 'statements.sql');
+      writeFileSync(file, "-- checkout\nSELECT * FROM carts WHERE id = 1;\nSELECT 'a;b' FROM carts;\nSELEC broken;\n");
+      const unauthorized = await run(['ci-report', '--file', file, '--api', server.url, '--repo', 'acme/app', '--run-id', 'file-1']);
+      expect(unauthorized.code).toBe(1);
+      expect(unauthorized.stderr).toMatch(/answered 401.*QUERYTRAIL_TOKEN/);
+
+      const ok = await run(['ci-report', '--file', file, '--api', server.url, '--repo', 'acme/app', '--run-id', 'file-1'], { QUERYTRAIL_TOKEN: token });
+      expect(ok.code).toBe(0);
+      expect(ok.stdout).toMatch(/2 queries/);
+      expect(ok.stderr).toMatch(/query 2 rejected: .*syntax error/);
+    });
+  }
+});
+
+describe('querytrail ci-report failures', () => {
+  it('exits 1 with a clear message when the database cannot be reached', async () => {
+    const result = await run(['ci-report', '--db', 'postgres://ci:secret-pw@127.0.0.1:9/nothing', '--api', 'http://127.0.0.1:9/api', '--repo', 'a/b', '--run-id', '1']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/cannot read pg_stat_statements of the CI database: Connection refused/);
+    expect(result.stderr).not.toContain('secret-pw');
+  });
+
+  it('exits 1 with a clear message when the API cannot be reached', async () => {
+    const port = await freePort();
+    const result = await run(['ci-report', '--db', ciUrl, '--api', `http://127.0.0.1:${port}/api`, '--repo', 'a/b', '--run-id', '1']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot reach the querytrail API at http://127.0.0.1:${port}/api/ci/runs: ECONNREFUSED`);
+  });
+
+  it('exits 2 on usage errors', async () => {
+    const result = await run(['ci-report', '--db', ciUrl, '--api', 'http://127.0.0.1:9/api']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--repo org\/repo is required/);
+  });
+});
+
+describe('ci-report helpers', () => {
+  it('takes the run details from GitHub Actions variables', () => {
+    expect(githubDefaults({ GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '5', GITHUB_RUN_ATTEMPT: '1', GITHUB_REF: 'refs/heads/main', GITHUB_REF_NAME: 'main', GITHUB_HEAD_REF: '' })).toEqual({
+      repo: 'o/r',
+      runId: '5',
+      branch: 'main',
+    });
+    expect(githubDefaults({ GITHUB_RUN_ID: '5', GITHUB_RUN_ATTEMPT: '3', GITHUB_REF: 'refs/pull/12/merge' })).toMatchObject({ runId: '5-3', pullRequest: 12 });
+  });
+
+  it('accepts the API with or without /api', () => {
+    expect(ingestUrl('http://h:3000')).toBe('http://h:3000/api/ci/runs');
+    expect(ingestUrl('https://h/api/')).toBe('https://h/api/ci/runs');
+  });
+
+  it('splits a script on semicolons outside strings, comments and dollar quotes', async () => {
+    const { loadParser } = await import('../../shared/sql-fingerprint');
+    await loadParser();
+    expect(splitStatements("SELECT ';'; -- x; y\nCREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql;\n-- only a comment;")).toEqual([
+      "SELECT ';'",
+      '-- x; y\nCREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql',
+    ]);
+  });
+});

@@ -1,0 +1,234 @@
+// `querytrail ci-report`: reads what the CI database ran (pg_stat_statements of its own database)
+// and/or a file of statements, fingerprints it, and posts one run to the querytrail API.
+import { readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { fingerprintSync, scanSync } from 'libpg-query';
+import { CI_LIMITS, ingestRunInput, ingestRunOutput, type CiQueryInput, type IngestRunInput } from '../../shared/ci';
+import { formatQuery, loadParser } from '../../shared/sql-fingerprint';
+import { readDatabaseStatements, StatementsReadError } from '../catalog/statements';
+
+export interface Io {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** A failure the user can act on: printed as is, exit code 1 (2 for usage). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export interface ReportOptions {
+  api?: string;
+  db?: string;
+  repo?: string;
+  runId?: string;
+  branch?: string;
+  sha?: string;
+  pr?: string;
+  file?: string;
+  token?: string;
+  dryRun?: boolean;
+  timeoutMs?: number;
+}
+
+type RunFields = Omit<IngestRunInput, 'queries'>;
+
+/** What GitHub Actions says about the run; flags and a run.json override these. */
+export function githubDefaults(env: NodeJS.ProcessEnv): Partial<RunFields> {
+  const out: Partial<RunFields> = {};
+  if (env.GITHUB_REPOSITORY) out.repo = env.GITHUB_REPOSITORY;
+  if (env.GITHUB_RUN_ID) {
+    // A re-run of the same workflow run is a new run of the tests, so each attempt is its own run.
+    const attempt = env.GITHUB_RUN_ATTEMPT;
+    out.runId = attempt && attempt !== '1' ? `${env.GITHUB_RUN_ID}-${attempt}` : env.GITHUB_RUN_ID;
+  }
+  if (env.GITHUB_SHA) out.commitSha = env.GITHUB_SHA;
+  // On pull_request events GITHUB_REF_NAME is "<n>/merge"; GITHUB_HEAD_REF is the branch itself.
+  const branch = env.GITHUB_HEAD_REF || env.GITHUB_REF_NAME;
+  if (branch) out.branch = branch;
+  const pr = /^refs\/pull\/(\d+)\//.exec(env.GITHUB_REF ?? '');
+  if (pr) out.pullRequest = Number(pr[1]);
+  return out;
+}
+
+/** The API's base: accepts http://host:3000 and http://host:3000/api alike. */
+export function ingestUrl(api: string): string {
+  let url: URL;
+  try {
+    url = new URL(api);
+  } catch {
+    throw new CliError(`--api must be a URL such as http://localhost:3000/api, got "${api}"`, 2);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--api must be an http(s) URL, got "${api}"`, 2);
+  const base = url.pathname.replace(/\/+$/, '');
+  url.pathname = `${base.endsWith('/api') ? base : `${base}/api`}/ci/runs`;
+  url.search = '';
+  return url.toString();
+}
+
+/** Splits a script into statements with PostgreSQL's own scanner, so ';' inside strings, comments and $$ bodies stays put. */
+export function splitStatements(script: string): string[] {
+  let tokens: { start: number; end: number; text: string; tokenName: string }[];
+  try {
+    tokens = scanSync(script).tokens;
+  } catch {
+    // the scanner gives up on e.g. an unterminated quote: keep the script whole, the server says what is wrong
+    return script.trim() ? [script.trim()] : [];
+  }
+  const statements: string[] = [];
+  let start = 0;
+  for (const token of tokens) {
+    if (token.text !== ';') continue;
+    statements.push(script.slice(start, token.start));
+    start = token.end;
+  }
+  statements.push(script.slice(start));
+  return statements.map((s) => s.trim()).filter((s) => s && tokensIn(s));
+}
+
+/** false for a piece that is only comments. */
+function tokensIn(statement: string): boolean {
+  try {
+    return scanSync(statement).tokens.some((t) => t.tokenName !== 'SQL_COMMENT' && t.tokenName !== 'C_COMMENT');
+  } catch {
+    return true;
+  }
+}
+
+/** Fingerprints on the client so the server does not have to; an unparseable one goes without hash and comes back in `rejected`. */
+async function fingerprinted(query: string): Promise<CiQueryInput> {
+  try {
+    const hash = fingerprintSync(query);
+    return { query, hash, formattedQuery: await formatQuery(query) };
+  } catch {
+    return { query };
+  }
+}
+
+async function readFileRun(file: string): Promise<{ fields: Partial<RunFields>; queries: CiQueryInput[] }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`, 2);
+  }
+  if (!file.endsWith('.json')) {
+    const queries = [];
+    for (const statement of splitStatements(text)) queries.push(await fingerprinted(statement));
+    return { fields: {}, queries };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${file} is not valid JSON: ${(error as Error).message}`, 2);
+  }
+  // either a whole run ({ repo, runId, queries, ... }) or just its queries
+  const run = Array.isArray(parsed) ? { queries: parsed } : (parsed as Record<string, unknown>);
+  const checked = ingestRunInput.partial().safeParse(run);
+  if (!checked.success) {
+    const detail = checked.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
+    throw new CliError(`${file} is not a run or a list of queries: ${detail}`, 2);
+  }
+  const { queries = [], ...fields } = checked.data;
+  const completed = [];
+  for (const q of queries) completed.push(q.hash ? q : { ...(await fingerprinted(q.query)), ...q });
+  return { fields, queries: completed };
+}
+
+async function readDatabase(db: string, io: Io): Promise<CiQueryInput[]> {
+  try {
+    const statements = await readDatabaseStatements(db, { limit: CI_LIMITS.maxQueriesPerRun });
+    if (statements.insufficientPrivilege > 0) {
+      io.err(`querytrail: warning: ${statements.insufficientPrivilege} statements of other roles are hidden (grant pg_read_all_stats to see them)`);
+    }
+    if (statements.skipped > 0) io.err(`querytrail: warning: ${statements.skipped} statements could not be parsed and are left out`);
+    return statements.queries.map((q) => ({ query: q.query, hash: q.hash, formattedQuery: q.formattedQuery, calls: q.calls, meanTimeMs: q.meanTimeMs }));
+  } catch (error) {
+    if (error instanceof StatementsReadError) throw new CliError(`cannot read pg_stat_statements of the CI database: ${error.message}`);
+    throw error;
+  }
+}
+
+function describeFetchError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if ((error as Error).name === 'TimeoutError') return 'no answer in time';
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, io: Io): Promise<void> {
+  if (!options.db && !options.file) throw new CliError('nothing to report: give --db <postgres URL> (or DATABASE_URL) and/or --file <statements.sql|run.json>', 2);
+  const api = options.api;
+  if (!api && !options.dryRun) throw new CliError('--api <URL> (or QUERYTRAIL_API_URL) is required, e.g. --api https://querytrail.example.com/api', 2);
+  const url = api ? ingestUrl(api) : undefined;
+
+  await loadParser();
+  const fromFile = options.file ? await readFileRun(options.file) : { fields: {}, queries: [] };
+  const fromDb = options.db ? await readDatabase(options.db, io) : [];
+
+  const flags: Partial<RunFields> = {};
+  if (options.repo) flags.repo = options.repo;
+  if (options.runId) flags.runId = options.runId;
+  if (options.branch) flags.branch = options.branch;
+  if (options.sha) flags.commitSha = options.sha;
+  if (options.pr) {
+    const pr = Number(options.pr);
+    if (!Number.isInteger(pr) || pr <= 0) throw new CliError(`--pr must be a pull request number, got "${options.pr}"`, 2);
+    flags.pullRequest = pr;
+  }
+  const fields = { ...githubDefaults(env), ...fromFile.fields, ...flags };
+  if (!fields.repo) throw new CliError('--repo org/repo is required outside GitHub Actions (GITHUB_REPOSITORY is not set)', 2);
+  if (!fields.runId) throw new CliError('--run-id is required outside GitHub Actions (GITHUB_RUN_ID is not set)', 2);
+
+  const queries = [...fromDb, ...fromFile.queries].filter((q) => {
+    if (q.query.length <= CI_LIMITS.maxQueryLength) return true;
+    io.err(`querytrail: warning: a statement of ${q.query.length} characters is longer than the API accepts (${CI_LIMITS.maxQueryLength}); left out`);
+    return false;
+  });
+  if (queries.length > CI_LIMITS.maxQueriesPerRun) {
+    io.err(`querytrail: warning: ${queries.length} statements; only the first ${CI_LIMITS.maxQueriesPerRun} are reported`);
+    queries.length = CI_LIMITS.maxQueriesPerRun;
+  }
+  const run = ingestRunInput.safeParse({ ...fields, queries });
+  if (!run.success) {
+    throw new CliError(`invalid run: ${run.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, 2);
+  }
+  if (options.dryRun || !url) {
+    io.out(JSON.stringify(run.data, null, 2));
+    return;
+  }
+
+  const body = gzipSync(JSON.stringify(run.data));
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'content-encoding': 'gzip', accept: 'application/json' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
+  } catch (error) {
+    throw new CliError(`cannot reach the querytrail API at ${url}: ${describeFetchError(error)}`);
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let message = text.slice(0, 500);
+    try {
+      const parsed = JSON.parse(text) as { error?: { message?: string } };
+      if (parsed.error?.message) message = parsed.error.message;
+    } catch {
+      // not our JSON (a proxy's page): show its start
+    }
+    const hint = response.status === 401 ? ' (set QUERYTRAIL_TOKEN to the server\'s API_TOKEN)' : '';
+    throw new CliError(`the querytrail API answered ${response.status}: ${message}${hint}`);
+  }
+  const result = ingestRunOutput.parse(JSON.parse(text));
+  const where = result.environmentId ? `environment ${result.environmentId}` : 'no environment (the repository is not linked; the catalog is unchanged)';
+  const verb = response.status === 201 ? 'reported' : 'already reported';
+  io.out(`querytrail: ${verb} run ${fields.runId} of ${fields.repo} as ${result.id}: ${result.queryCount} queries, ${result.newQueryCount} new, ${where}`);
+  for (const rejected of result.rejected) {
+    io.err(`querytrail: warning: query ${rejected.index} rejected: ${rejected.reason}`);
+  }
+}

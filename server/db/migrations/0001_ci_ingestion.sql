@@ -1,0 +1,2 @@
+ALTER TABLE "ci_runs" ADD COLUMN "rejected" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+CREATE INDEX "ci_runs_environment_recent_idx" ON "ci_runs" USING btree ("environment_id","created_at" DESC NULLS LAST,"id");
