@@ -109,6 +109,63 @@ export const ciRunQueries = pgTable(
     formattedQuery: text('formatted_query').notNull(),
     calls: bigint('calls', { mode: 'number' }),
     meanTimeMs: doublePrecision('mean_time_ms'),
+    // The query's estimated production cost and recommendation count as known when the run was
+    // stored (or at the environment's next analysis): kept per run so runs can be compared.
+    cost: doublePrecision('cost'),
+    recommendationCount: integer('recommendation_count'),
   },
   (t) => [primaryKey({ columns: [t.runId, t.hash] })],
+);
+
+/** One "Analyze" of an environment: a background job over its whole catalog. */
+export const analysisRuns = pgTable(
+  'analysis_runs',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['running', 'done', 'failed'] }).notNull(),
+    phase: text('phase').notNull().default('queued'),
+    done: integer('done').notNull().default(0),
+    total: integer('total').notNull().default(0),
+    queryCount: integer('query_count').notNull().default(0),
+    connectionLabel: text('connection_label').notNull(),
+    error: text('error'),
+    warnings: jsonb('warnings').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    // Every recommended index once, ranked by total time saved (advisor IndexRecommendation[]).
+    indexes: jsonb('indexes').$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    index('analysis_runs_environment_idx').on(t.environmentId, t.startedAt.desc()),
+    // at most one analysis runs per environment: a second "Analyze" joins the running one
+    uniqueIndex('analysis_runs_one_running_key').on(t.environmentId).where(sql`status = 'running'`),
+  ],
+);
+
+/** The latest analysis of each catalog query: its production plan, cost and recommendations. */
+export const queryAnalyses = pgTable(
+  'query_analyses',
+  {
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+    analysisId: text('analysis_id')
+      .notNull()
+      .references(() => analysisRuns.id, { onDelete: 'cascade' }),
+    cost: doublePrecision('cost'),
+    planShape: text('plan_shape'),
+    plan: jsonb('plan'),
+    planAfter: jsonb('plan_after'),
+    recommendations: jsonb('recommendations').$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+    recommendationCount: integer('recommendation_count').notNull().default(0),
+    // Best total saving among the recommendations, for ranking the catalog.
+    totalSaved: doublePrecision('total_saved'),
+    error: text('error'),
+    analyzedAt: timestamp('analyzed_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.environmentId, t.hash] })],
 );

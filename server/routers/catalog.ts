@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { addQueryInput, catalogEntryFigures, syncProductionOutput } from '../../shared/ci';
 import { catalogEntry, catalogQuery, envIdInput, getQueryInput, listQueriesInput } from '../../shared/environments';
 import { addManualQuery, syncProduction } from '../catalog/sources';
-import { catalogQueries } from '../db/schema';
+import { catalogQueries, queryAnalyses } from '../db/schema';
 import type { Db } from '../db/store';
 import { notFound } from '../errors';
 import { publicProcedure } from '../trpc';
@@ -16,7 +16,10 @@ const TAG = ['Query catalog'];
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 // Spec 2.4's fields first; the production figures are extra fields a client may ignore.
-const listEntry = catalogEntry.extend(catalogEntryFigures);
+const listEntry = catalogEntry.extend(catalogEntryFigures).extend({
+  cost: z.number().nullable().meta({ description: 'Estimated production cost from the latest analysis (null before one)' }),
+  recommendationCount: z.number().int().nullable().meta({ description: 'Indexes the latest analysis recommends for this query' }),
+});
 const singleEntry = catalogQuery.extend(catalogEntryFigures);
 
 const countInput = listQueriesInput.pick({ id: true, source: true, q: true });
@@ -90,8 +93,11 @@ export const catalogRouter = {
             ciRunCount: catalogQueries.ciRunCount,
             productionCalls: catalogQueries.productionCalls,
             productionMeanTimeMs: catalogQueries.productionMeanTimeMs,
+            cost: queryAnalyses.cost,
+            recommendationCount: queryAnalyses.recommendationCount,
           })
           .from(catalogQueries)
+          .leftJoin(queryAnalyses, and(eq(queryAnalyses.environmentId, catalogQueries.environmentId), eq(queryAnalyses.hash, catalogQueries.hash)))
           .where(catalogFilters(input))
           .orderBy(desc(catalogQueries.lastSeenAt), desc(catalogQueries.id))
           .limit(input.limit)

@@ -4,6 +4,7 @@ import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { ciRunDetail, ciRunSummary, getRunInput, ingestRunInput, ingestRunOutput, listRunsInput } from '../../shared/ci';
 import { ingestRun } from '../catalog/ingest';
+import { fillRunCosts } from '../analysis/jobs';
 import { ciRunQueries, ciRuns, environments } from '../db/schema';
 import { notFound } from '../errors';
 import { publicProcedure } from '../trpc';
@@ -79,6 +80,7 @@ export const ciRouter = {
     .mutation(async ({ ctx, input }) => {
       const { created, ...result } = await ingestRun(ctx.store.db, input);
       if (!created) ctx.response.status = 200;
+      else if (result.environmentId) await fillRunCosts(ctx.store.db, result.id);
       return result;
     }),
 

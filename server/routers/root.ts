@@ -1,4 +1,5 @@
 import { router } from '../trpc';
+import { analysisRouter } from './analysis';
 import { catalogRouter } from './catalog';
 import { ciRouter } from './ci';
 import { connectionsRouter } from './connections';
@@ -10,6 +11,7 @@ export const appRouter = router({
   connections: connectionsRouter,
   repos: reposRouter,
   queries: catalogRouter,
+  analysis: analysisRouter,
   ci: ciRouter,
 });
 

@@ -1,0 +1,203 @@
+// "Analyze" for an environment: a background job that plans every catalog query with the
+// statistics of the environment's production connection (advisor/) and stores plans, costs and
+// index recommendations. The production database is only read; see advisor/README.md.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { analyzeQueries, type AnalysisProgress, type AnalysisResult } from '../../advisor/index';
+import type { AnalysisStatus } from '../../shared/analysis';
+import { analysisRuns, catalogQueries, connections } from '../db/schema';
+import type { Db } from '../db/store';
+import { conflict, isUniqueViolation } from '../errors';
+import { newId } from '../ids';
+import type { Services } from '../trpc';
+import { requireEnvironment } from '../routers/environments';
+import { rowsOf } from '../catalog/sql';
+
+type AnalyzeFn = typeof analyzeQueries;
+
+/** Jobs still running in this process, so tests (and shutdown) can wait for them. */
+const running = new Map<string, Promise<void>>();
+
+export function waitForAnalysis(id: string): Promise<void> {
+  return running.get(id) ?? Promise.resolve();
+}
+
+export function toStatus(row: typeof analysisRuns.$inferSelect): AnalysisStatus {
+  return {
+    id: row.id,
+    environmentId: row.environmentId,
+    status: row.status,
+    phase: row.phase,
+    done: row.done,
+    total: row.total,
+    queryCount: row.queryCount,
+    connectionLabel: row.connectionLabel,
+    error: row.error,
+    warnings: row.warnings,
+    indexes: row.indexes as AnalysisStatus['indexes'],
+    startedAt: row.startedAt.toISOString(),
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+  };
+}
+
+async function readStatus(db: Db, id: string): Promise<AnalysisStatus> {
+  const [row] = await db.select().from(analysisRuns).where(eq(analysisRuns.id, id));
+  if (!row) throw new Error(`analysis ${id} vanished`);
+  return toStatus(row);
+}
+
+/** A message about the production database that cannot carry its connection string. */
+function scrub(message: string, secret: string): string {
+  let out = message.split(secret).join('<connection string>');
+  try {
+    const password = decodeURIComponent(new URL(secret).password);
+    if (password) out = out.split(password).join('****');
+  } catch {
+    // not a URL: nothing more to hide
+  }
+  return out;
+}
+
+/**
+ * Starts an analysis of the environment's catalog, or returns the one already running.
+ * 409 when the environment has no production connection: its statistics are the point.
+ */
+export async function startAnalysis(
+  services: Services,
+  environmentId: string,
+  analyze: AnalyzeFn = analyzeQueries,
+): Promise<{ status: AnalysisStatus; created: boolean }> {
+  const { db } = services.store;
+  await requireEnvironment(db, environmentId);
+  const [production] = await db
+    .select()
+    .from(connections)
+    .where(and(eq(connections.environmentId, environmentId), eq(connections.role, 'production')))
+    .orderBy(asc(connections.createdAt), asc(connections.id))
+    .limit(1);
+  if (!production) {
+    throw conflict('This environment has no connection with role production; add one so its planner statistics can be used');
+  }
+  const id = newId('an');
+  try {
+    await db.insert(analysisRuns).values({ id, environmentId, status: 'running', connectionLabel: production.label });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const [current] = await db
+      .select()
+      .from(analysisRuns)
+      .where(and(eq(analysisRuns.environmentId, environmentId), eq(analysisRuns.status, 'running')));
+    if (current) return { status: toStatus(current), created: false };
+    throw error;
+  }
+  const status = await readStatus(db, id); // read before the job can move it on
+  const source = services.secrets.decrypt(production.connectionStringEncrypted);
+  const job = runAnalysis(db, id, environmentId, source, analyze).finally(() => running.delete(id));
+  running.set(id, job);
+  return { status, created: true };
+}
+
+async function runAnalysis(db: Db, id: string, environmentId: string, source: string, analyze: AnalyzeFn): Promise<void> {
+  let lastWrite = 0;
+  let pending: Promise<unknown> = Promise.resolve();
+  const report = (p: AnalysisProgress | { phase: string; done: number; total: number }, force = false) => {
+    const now = Date.now();
+    if (!force && now - lastWrite < 250) return;
+    lastWrite = now;
+    // progress writes are serialised so an older one never lands after a newer one
+    pending = pending.then(() =>
+      db.update(analysisRuns).set({ phase: p.phase, done: p.done, total: p.total }).where(eq(analysisRuns.id, id)).catch(() => undefined),
+    );
+  };
+  try {
+    const queries = await db
+      .select({ hash: catalogQueries.hash, query: catalogQueries.query, calls: catalogQueries.productionCalls })
+      .from(catalogQueries)
+      .where(eq(catalogQueries.environmentId, environmentId));
+    let result: AnalysisResult = { queries: [], indexes: [], warnings: [] };
+    if (queries.length > 0) {
+      result = await analyze({
+        source,
+        queries: queries.map((q) => ({ hash: q.hash, query: q.query, calls: q.calls ?? undefined })),
+        options: { onProgress: (p) => report(p) },
+      });
+    }
+    report({ phase: 'saving', done: queries.length, total: queries.length }, true);
+    await pending;
+    await saveResults(db, id, environmentId, result);
+  } catch (error) {
+    await pending;
+    const message = scrub(error instanceof Error ? error.message : String(error), source);
+    await db
+      .update(analysisRuns)
+      .set({ status: 'failed', phase: 'failed', error: message, finishedAt: new Date() })
+      .where(eq(analysisRuns.id, id));
+  }
+}
+
+async function saveResults(db: Db, id: string, environmentId: string, result: AnalysisResult): Promise<void> {
+  const analyzedAt = new Date().toISOString();
+  const rows = result.queries.map((q) => ({
+    hash: q.hash,
+    cost: q.cost,
+    plan_shape: q.planShape,
+    plan: q.plan,
+    plan_after: q.planAfter ?? null,
+    recommendations: q.recommendations,
+    recommendation_count: q.recommendations.length,
+    total_saved: q.recommendations.reduce<number | null>((best, r) => Math.max(best ?? 0, r.totalSaved), null),
+    error: q.error ?? null,
+  }));
+  await db.transaction(async (tx) => {
+    // One set-based upsert of every query's latest analysis; analyses of queries no longer in the
+    // catalog go with the old rows.
+    await tx.execute(sql`DELETE FROM query_analyses WHERE environment_id = ${environmentId}`);
+    if (rows.length > 0) {
+      await tx.execute(sql`
+        INSERT INTO query_analyses (environment_id, hash, analysis_id, cost, plan_shape, plan, plan_after,
+                                    recommendations, recommendation_count, total_saved, error, analyzed_at)
+        SELECT ${environmentId}, r.hash, ${id}, r.cost, r.plan_shape, r.plan, r.plan_after,
+               coalesce(r.recommendations, '[]'::jsonb), r.recommendation_count, r.total_saved, r.error, ${analyzedAt}::timestamptz
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(hash text, cost float8, plan_shape text, plan jsonb, plan_after jsonb,
+             recommendations jsonb, recommendation_count int, total_saved float8, error text)
+        ON CONFLICT (environment_id, hash) DO NOTHING`);
+    }
+    // CI runs stored before this analysis learn their queries' costs now (later runs get them at ingestion).
+    await tx.execute(sql`
+      UPDATE ci_run_queries q SET cost = a.cost, recommendation_count = a.recommendation_count
+      FROM ci_runs r, query_analyses a
+      WHERE r.id = q.run_id AND r.environment_id = ${environmentId} AND q.cost IS NULL
+        AND a.environment_id = r.environment_id AND a.hash = q.hash`);
+    await tx
+      .update(analysisRuns)
+      .set({
+        status: 'done',
+        phase: 'done',
+        done: rows.length,
+        total: rows.length,
+        queryCount: rows.length,
+        warnings: result.warnings,
+        indexes: result.indexes as unknown[],
+        finishedAt: new Date(),
+      })
+      .where(eq(analysisRuns.id, id));
+  });
+}
+
+/** Costs known for a freshly ingested run's queries, copied from the environment's latest analysis. */
+export async function fillRunCosts(db: Db, runId: string): Promise<void> {
+  await db.execute(sql`
+    UPDATE ci_run_queries q SET cost = a.cost, recommendation_count = a.recommendation_count
+    FROM ci_runs r, query_analyses a
+    WHERE q.run_id = ${runId} AND r.id = q.run_id AND a.environment_id = r.environment_id AND a.hash = q.hash`);
+}
+
+/** Analyses interrupted by a restart will never finish: say so instead of showing them running forever. */
+export async function failInterruptedAnalyses(db: Db): Promise<void> {
+  if (running.size > 0) return;
+  await rowsOf(
+    db,
+    sql`UPDATE analysis_runs SET status = 'failed', phase = 'failed', finished_at = now(),
+          error = 'Interrupted: the server stopped while this analysis ran; start it again'
+        WHERE status = 'running' RETURNING id`,
+  );
+}

@@ -1,0 +1,99 @@
+// Wire shapes of query analysis (issue 6): plans and costs from production statistics, and the
+// indexes that would lower them. Shared by the router, the REST document and the SPA.
+import { z } from 'zod';
+import { hashSchema, pathParam } from './environments';
+
+const isoDate = z.string().meta({ description: 'ISO 8601 timestamp (UTC)' });
+
+/** A node of EXPLAIN (FORMAT JSON): "Node Type", "Total Cost", "Plans", ... as PostgreSQL names them. */
+export interface PlanNode {
+  'Node Type': string;
+  'Total Cost'?: number;
+  'Startup Cost'?: number;
+  'Plan Rows'?: number;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+  [key: string]: unknown;
+}
+export const planNodeSchema = z.record(z.string(), z.unknown()).meta({ description: 'EXPLAIN (FORMAT JSON) plan node' }) as unknown as z.ZodType<PlanNode>;
+
+export const recommendationSchema = z.object({
+  createIndex: z.string().meta({ description: 'The CREATE INDEX statement to run' }),
+  table: z.string(),
+  method: z.enum(['btree', 'gin']),
+  columns: z.array(z.string()),
+  include: z.array(z.string()),
+  predicate: z.string().nullable(),
+  costBefore: z.number(),
+  costAfter: z.number(),
+  savedPct: z.number(),
+  totalSaved: z.number().meta({ description: 'Cost saved x production calls (calls taken as 1 when unknown)' }),
+  estimatedPages: z.number(),
+});
+export type Recommendation = z.infer<typeof recommendationSchema>;
+
+export const indexRecommendationSchema = recommendationSchema
+  .omit({ costBefore: true, costAfter: true, savedPct: true })
+  .extend({ queries: z.array(z.string()).meta({ description: 'Hashes of the catalog queries it helps' }) });
+export type IndexRecommendation = z.infer<typeof indexRecommendationSchema>;
+
+export const ANALYSIS_STATUSES = ['running', 'done', 'failed'] as const;
+
+export const analysisStatusSchema = z.object({
+  id: z.string(),
+  environmentId: z.string(),
+  status: z.enum(ANALYSIS_STATUSES),
+  phase: z.string().meta({ description: 'queued, snapshot, shadow, candidates, queries, saving, done' }),
+  done: z.number().int(),
+  total: z.number().int(),
+  queryCount: z.number().int(),
+  connectionLabel: z.string().meta({ description: 'The production connection whose statistics were used' }),
+  error: z.string().nullable(),
+  warnings: z.array(z.string()),
+  indexes: z.array(indexRecommendationSchema),
+  startedAt: isoDate,
+  finishedAt: isoDate.nullable(),
+});
+export type AnalysisStatus = z.infer<typeof analysisStatusSchema>;
+
+export const queryAnalysisSchema = z.object({
+  hash: z.string(),
+  analysisId: z.string(),
+  cost: z.number().nullable(),
+  planShape: z.string().nullable(),
+  plan: planNodeSchema.nullable(),
+  planAfter: planNodeSchema.nullable().meta({ description: 'The plan with every recommendation in place' }),
+  recommendations: z.array(recommendationSchema),
+  error: z.string().nullable(),
+  analyzedAt: isoDate,
+});
+export type QueryAnalysis = z.infer<typeof queryAnalysisSchema>;
+
+export const RUN_CHANGES = ['cost_rose', 'gained_recommendation', 'new_query'] as const;
+
+export const ciRunAnalysisSchema = z.object({
+  runId: z.string(),
+  baseline: z
+    .object({ id: z.string(), runId: z.string(), branch: z.string().nullable(), createdAt: isoDate })
+    .nullable()
+    .meta({ description: 'The previous run of the same branch, else of the default branch (main or master)' }),
+  queries: z.array(
+    z.object({
+      hash: z.string(),
+      formattedQuery: z.string(),
+      cost: z.number().nullable(),
+      previousCost: z.number().nullable(),
+      recommendationCount: z.number().int().nullable(),
+      previousRecommendationCount: z.number().int().nullable(),
+      change: z.enum(RUN_CHANGES).nullable().meta({
+        description: 'cost_rose: over 10% above the baseline; gained_recommendation: an index would now help; new_query: not in the baseline',
+      }),
+    }),
+  ),
+});
+export type CiRunAnalysis = z.infer<typeof ciRunAnalysisSchema>;
+
+export const envAnalysisInput = z.object({ id: pathParam(z.string().min(1).max(100)) });
+export const queryAnalysisInput = z.object({ id: pathParam(z.string().min(1).max(100)), hash: pathParam(hashSchema) });
+export const runAnalysisInput = z.object({ id: pathParam(z.string().min(1).max(100)) });
