@@ -24,6 +24,9 @@ export interface Catalog {
   distinct(table: TableName, column: string): number;
 }
 
+/** Most distinct values a column may have for `col = literal` to be taken as a partial-index predicate. */
+export const PARTIAL_MAX_DISTINCT = 100;
+
 export type PredicateKind = 'eq' | 'range' | 'join' | 'contain';
 
 export interface ColumnUse {
@@ -326,8 +329,12 @@ export class UsageCollector {
         } else if (!isValue(right)) {
           return;
         } else if (operator === '=') {
+          // A literal on a state-like column (status = 'refunded') is a fixed part of the query and
+          // can become a partial index predicate; on a high-cardinality column (customer_id = 42)
+          // it is a parameter in all but name, and an index for one customer would be useless.
           const k = constantText(right);
-          this.use(c.entry, { column: c.column, kind: 'eq', inOr, ...(k ? { constant: `${quoteIdent(c.column)} = ${k}` } : {}) });
+          const stateLike = k !== undefined && this.catalog.distinct(c.entry, c.column) <= PARTIAL_MAX_DISTINCT;
+          this.use(c.entry, { column: c.column, kind: 'eq', inOr, ...(stateLike ? { constant: `${quoteIdent(c.column)} = ${k}` } : {}) });
         } else if (RANGE_OPS.has(operator)) {
           this.use(c.entry, { column: c.column, kind: 'range', inOr });
         } else if (CONTAIN_OPS.has(operator)) {
@@ -459,7 +466,8 @@ export function isCovered(candidate: IndexCandidate, existing: { am: string; key
   if (existing.am !== candidate.am) return false;
   if (candidate.am === 'gin') return existing.keys.length === 1 && existing.keys[0] === candidate.keys[0];
   // Partial on either side: compare the normalized predicates shadow.ts obtained from pg_get_expr.
-  if (existing.predicate !== null && existing.predicate !== candidate.predicate) return false;
+  // A full index does not cover a partial candidate: the partial one skips the filtered rows.
+  if (existing.predicate !== candidate.predicate) return false;
   if (existing.keys.length < candidate.keys.length) return false;
   if (!candidate.keys.every((k, i) => existing.keys[i] === k)) return false;
   const available = new Set([...existing.keys.filter((k): k is string => k !== null), ...existing.include]);

@@ -10,7 +10,6 @@ import {
   extendRelations,
   extendRelation,
   explain,
-  oidOf,
   type PlanNode,
   type ShadowDatabase,
 } from './shadow.js';
@@ -105,7 +104,13 @@ export async function analyzeQueries(input: AnalyzeInput): Promise<AnalysisResul
   const opts = input.options ?? {};
   const progress = opts.onProgress ?? (() => undefined);
   progress({ phase: 'snapshot', done: 0, total: 1 });
-  const source = new pg.Client({ connectionString: input.source, application_name: 'querytrail-advisor' });
+  // Read-only at the session level too, and never a hang on an unreachable production server.
+  const source = new pg.Client({
+    connectionString: input.source,
+    application_name: 'querytrail-advisor',
+    connectionTimeoutMillis: 10_000,
+    options: '-c default_transaction_read_only=on',
+  });
   await source.connect();
   let snapshot: SourceSnapshot;
   try {
@@ -231,10 +236,16 @@ async function createCandidate(client: pg.Client, c: IndexCandidate, n: number, 
     return undefined; // e.g. a type without a default operator class for the method
   }
   const tree = await client.query<{ oid: number; name: string }>(
-    `SELECT t.relid::oid::int AS oid, c.relname AS name FROM pg_partition_tree(to_regclass($1)) t JOIN pg_class c ON c.oid = t.relid`,
+    // pg_partition_tree is empty for an index outside any partition tree, hence the UNION.
+    `SELECT c.oid::int AS oid, c.relname AS name FROM pg_class c
+     WHERE c.oid = to_regclass($1) OR c.oid IN (SELECT relid FROM pg_partition_tree(to_regclass($1)))
+     ORDER BY c.oid = to_regclass($1) DESC`,
     [`${quoteIdent(c.schema)}.${quoteIdent(name)}`],
   );
-  const oids = tree.rows.map((r) => r.oid);
+  // On a partitioned table CREATE INDEX attaches a partition's matching index instead of
+  // building one; those existed before (lower oids) and must stay visible and keep their size.
+  const own = tree.rows.filter((r) => r.oid >= tree.rows[0]!.oid);
+  const oids = own.map((r) => r.oid);
   const pred = await client.query<{ pred: string | null }>(`SELECT pg_get_expr(indpred, indrelid) AS pred FROM pg_index WHERE indexrelid = $1`, [oids[0]]);
   const normalized = { ...c, predicate: pred.rows[0]?.pred ?? null };
   const existing = snapshot.indexes.filter((i) => i.schema === c.schema && i.table === c.table);
@@ -243,7 +254,7 @@ async function createCandidate(client: pg.Client, c: IndexCandidate, n: number, 
     return undefined;
   }
   await client.query(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = ANY($1::oid[])`, [oids]);
-  return { ...c, id: name, oids, names: new Set(tree.rows.map((r) => r.name)), pages: 0 };
+  return { ...c, id: name, oids, names: new Set(own.map((r) => r.name)), pages: 0 };
 }
 
 function candidateTarget(c: IndexCandidate): string {

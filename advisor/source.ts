@@ -94,6 +94,12 @@ const SQL = {
               FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
               WHERE ${SYSTEM_SCHEMAS} AND p.prokind IN ('f', 'p') AND l.lanname IN ('sql', 'plpgsql')
                 AND ${notFromExtension('p.oid', 'pg_proc')} ORDER BY 1`,
+  // User-defined aggregates (Pagila's group_concat) that views and queries call.
+  aggregates: `SELECT p.oid::regprocedure::text AS name, quote_ident(n.nspname) || '.' || quote_ident(p.proname) AS qname,
+                 pg_get_function_identity_arguments(p.oid) AS args, a.aggtransfn::regproc::text AS sfunc, format_type(a.aggtranstype, NULL) AS stype,
+                 nullif(a.aggfinalfn::regproc::text, '-') AS ffunc, a.agginitval AS initcond
+               FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid JOIN pg_namespace n ON n.oid = p.pronamespace
+               WHERE a.aggkind = 'n' AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('p.oid', 'pg_proc')} ORDER BY 1`,
   // Materialized views and foreign tables become plain tables: the planner sizes all three alike.
   tables: `SELECT c.oid::int AS oid, quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, c.relkind AS kind,
              c.relispartition AS is_partition,
@@ -105,8 +111,12 @@ const SQL = {
              coalesce((SELECT string_agg(quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod)
                   || CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation
                        THEN ' COLLATE ' || (SELECT quote_ident(cn.nspname) || '.' || quote_ident(co.collname) FROM pg_collation co JOIN pg_namespace cn ON cn.oid = co.collnamespace WHERE co.oid = a.attcollation) ELSE '' END
-                  || CASE WHEN a.attnotnull THEN ' NOT NULL' ELSE '' END, ', ' ORDER BY a.attnum)
+                  || CASE WHEN a.attnotnull THEN ' NOT NULL' ELSE '' END
+                  -- The planner expands virtual generated columns into their expression.
+                  || CASE WHEN a.attgenerated <> '' THEN ' GENERATED ALWAYS AS (' || pg_get_expr(d.adbin, d.adrelid) || ')'
+                       || CASE a.attgenerated WHEN 's' THEN ' STORED' ELSE ' VIRTUAL' END ELSE '' END, ', ' ORDER BY a.attnum)
                 FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+                LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
                 WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '') AS columns
            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
            WHERE c.relkind IN ('r', 'p', 'm', 'f') AND NOT c.relpersistence = 't' AND ${SYSTEM_SCHEMAS}
@@ -178,6 +188,8 @@ export async function readSource(client: pg.Client, options: { statementTimeoutM
   await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   try {
     await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(options.statementTimeoutMs ?? 60_000))}`);
+    // pg_relation_size takes AccessShareLock: give up rather than queue behind a migration's ACCESS EXCLUSIVE
+    await client.query(`SET LOCAL lock_timeout = '2s'`);
     const [meta] = await q(`SELECT current_setting('server_version_num')::int AS v, current_setting('search_path') AS sp, current_setting('block_size')::int AS bs,
       (SELECT datcollate FROM pg_database WHERE datname = current_database()) AS collate, (SELECT datctype FROM pg_database WHERE datname = current_database()) AS ctype`);
     const version = Number(meta!.v);
@@ -195,6 +207,10 @@ export async function readSource(client: pg.Client, options: { statementTimeoutM
       ddl.push({ kind: 'type', name: String(r.name), sql: `CREATE DOMAIN ${r.name} AS ${r.base}${r.not_null ? ' NOT NULL' : ''} ${(r.checks as string[]).join(' ')}` });
     for (const r of await q(SQL.composites)) ddl.push({ kind: 'type', name: String(r.name), sql: `CREATE TYPE ${r.name} AS (${r.columns})` });
     for (const r of await q(SQL.functions)) ddl.push({ kind: 'function', name: String(r.name), sql: String(r.def) });
+    for (const r of await q(SQL.aggregates)) {
+      const parts = [`SFUNC = ${r.sfunc}`, `STYPE = ${r.stype}`, ...(r.ffunc ? [`FINALFUNC = ${r.ffunc}`] : []), ...(r.initcond !== null ? [`INITCOND = ${pg.escapeLiteral(String(r.initcond))}`] : [])];
+      ddl.push({ kind: 'aggregate', name: String(r.name), sql: `CREATE AGGREGATE ${r.qname}(${r.args}) (${parts.join(', ')})` });
+    }
     for (const r of await q(SQL.tables)) {
       const options = (r.options as string[] | null) ?? [];
       const withOptions = options.length ? ` WITH (${options.join(', ')})` : '';
@@ -210,7 +226,9 @@ export async function readSource(client: pg.Client, options: { statementTimeoutM
     for (const r of indexRows) {
       // Constraint indexes come with their constraint; partition parts come with their parent.
       if (r.from_constraint || r.parent) continue;
-      ddl.push({ kind: 'index', name: String(r.name), sql: String(r.definition) });
+      // pg_get_indexdef says ON ONLY for a partitioned index (pg_dump attaches parts one by one);
+      // without ONLY, CREATE INDEX builds or attaches the parts itself.
+      ddl.push({ kind: 'index', name: String(r.name), sql: String(r.definition).replace(/ ON ONLY /, ' ON ') });
     }
     for (const r of await q(SQL.views)) ddl.push({ kind: 'view', name: String(r.name), sql: `CREATE VIEW ${r.name} AS ${r.def}` });
 
