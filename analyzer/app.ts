@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler } from 'express';
 import { syncRequestSchema, type AnalyzerError, type AnalyzerErrorCode } from '../shared/analyzer-schema';
+import { loadParser } from '../shared/sql-fingerprint';
 import { accessGuard, accessOptions, type AccessConfigInput } from './cors';
 import type { SessionLimits } from './db';
 import { AnalyzerHttpError, messageOf } from './errors';
@@ -30,6 +31,8 @@ export function createAnalyzerApp(options: AnalyzerOptions = {}): express.Expres
     sampleConcurrency: options.sampleConcurrency ?? DEFAULT_SYNC_SETTINGS.sampleConcurrency,
     maxSampledTables: options.maxSampledTables ?? DEFAULT_SYNC_SETTINGS.maxSampledTables,
   };
+  // Load the SQL parser (WASM) now rather than during the first sync; a failure shows up there.
+  loadParser().catch(() => {});
   const app = express();
   app.disable('x-powered-by');
   app.use(accessGuard(accessOptions(options)));

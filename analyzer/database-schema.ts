@@ -74,13 +74,24 @@ function toColumnStats(row: ColumnStatsRow): ColumnStats {
 
 export async function readSchema(db: Db, options: SchemaOptions): Promise<DatabaseSchema> {
   const warnings: string[] = [];
-  const [core, tableStats, columnStats] = await Promise.all([
+  // The pool runs a few statements at once, in the order they are issued: the slowest go first
+  // (on GitLab, indexes, constraints and sizes each take a few hundred ms) so they never queue.
+  const indexesRead = listIndexes(db);
+  const tableStatsRead = optional(listTableStats(db), 'Table statistics', warnings);
+  const constraintsRead = listConstraints(db);
+  const columnsRead = listColumns(db);
+  const tablesRead = listTables(db);
+  // Sampling needs only the tables and their sizes, so it starts as soon as those are in.
+  const samplesRead = Promise.all([tablesRead, tableStatsRead]).then(([tableRows, tableStats]) =>
+    sampleTables(db, tableRows, new Map((tableStats ?? []).map((row) => [row.oid, row])), tableStats !== undefined, options, warnings),
+  );
+  const [core, tableStats, columnStats, samples] = await Promise.all([
     Promise.all([
       listSchemas(db),
-      listTables(db),
-      listColumns(db),
-      listIndexes(db),
-      listConstraints(db),
+      tablesRead,
+      columnsRead,
+      indexesRead,
+      constraintsRead,
       listFunctions(db),
       listViews(db),
       listTypes(db),
@@ -88,8 +99,9 @@ export async function readSchema(db: Db, options: SchemaOptions): Promise<Databa
       listExtensions(db),
       listSequences(db),
     ]),
-    optional(listTableStats(db), 'Table statistics', warnings),
+    tableStatsRead,
     optional(listColumnStats(db), 'Column statistics (pg_stats)', warnings),
+    samplesRead,
   ]);
   const [schemas, tableRows, columnRows, indexes, constraints, functions, viewRows, types, triggers, extensions, sequences] = core;
 
@@ -104,8 +116,6 @@ export async function readSchema(db: Db, options: SchemaOptions): Promise<Databa
       const stats = columnStatsByKey.get(JSON.stringify([schema, table, column.name, inherited]));
       return { ...column, stats: stats ? toColumnStats(stats) : null };
     });
-
-  const samples = await sampleTables(db, tableRows, statsByOid, tableStats !== undefined, options, warnings);
 
   const tables: Table[] = tableRows.map((row, i) => {
     const { oid, ...table } = row;

@@ -56,7 +56,14 @@ function isSystemRelation({ schema, name }: Relation): boolean {
 export type StatementKind = 'user' | 'systemCatalog' | 'session';
 
 /** Whether a statement belongs in the catalog: not one that reads only PostgreSQL's own catalogs. */
+// Parsing is costly (a sync may see thousands of long DDL statements), so only statements that
+// could be anything but 'user' are parsed: a query naming a system catalog, or one starting with a
+// session keyword. DDL that mentions pg_ (a pg_trgm opclass, pg_catalog.set_config) is not a query.
+const MAY_BE_SYSTEM = /^(?:[\s(]|\/\*[\s\S]*?\*\/|--[^\n]*\n)*(?:select|with|table|values)\b[\s\S]*(?:\bpg_|information_schema)/i;
+const MAY_BE_SESSION = /^\s*(begin|start|commit|end|rollback|abort|savepoint|release|prepare\s+transaction|set|reset|show|discard|deallocate)\b/i;
+
 export function classifyStatement(query: string): StatementKind {
+  if (!MAY_BE_SYSTEM.test(query) && !MAY_BE_SESSION.test(query)) return 'user';
   let tree: ReturnType<typeof parseSync>;
   try {
     tree = parseSync(query);
@@ -76,6 +83,30 @@ function hashOf(row: StatementRow & { query: string }): string {
   } catch {
     return `queryid:${row.queryid ?? ''}`;
   }
+}
+
+// Parsing, fingerprinting and formatting are pure functions of the text and the costly part of a
+// sync (thousands of statements on a busy server), while the texts barely change between two syncs.
+// Kept per process, bounded: the oldest entries go first.
+const CACHE_LIMIT = 50_000;
+const hashCache = new Map<string, string | null>();
+const formatCache = new Map<string, string>();
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): V {
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
+  return value;
+}
+
+/** The entry's fingerprint, or null when the statement does not belong in the catalog. */
+function catalogHash(row: StatementRow & { query: string }): string | null {
+  const cached = hashCache.get(row.query);
+  if (cached !== undefined) return cached;
+  return remember(hashCache, row.query, classifyStatement(row.query) === 'user' ? hashOf(row) : null);
+}
+
+async function formatted(query: string): Promise<string> {
+  return formatCache.get(query) ?? remember(formatCache, query, await formatQuery(query));
 }
 
 /** Merges statistics of one fingerprint; stddev is pooled (pg_stat_statements keeps the population stddev). */
@@ -121,8 +152,8 @@ export async function readQueries(db: Db, databaseOid: number, database: string,
       continue;
     }
     const withText = row as StatementRow & { query: string };
-    if (classifyStatement(withText.query) !== 'user') continue;
-    const hash = hashOf(withText);
+    const hash = catalogHash(withText);
+    if (hash === null) continue;
     const group = groups.get(hash);
     if (group) group.push(withText);
     else groups.set(hash, [withText]);
@@ -132,7 +163,7 @@ export async function readQueries(db: Db, databaseOid: number, database: string,
   const queries: QueryStats[] = [];
   for (const entry of merged.slice(0, limit)) {
     const { hash, ...figures } = entry;
-    queries.push({ hash, formattedQuery: await formatQuery(entry.query), ...figures });
+    queries.push({ hash, formattedQuery: await formatted(entry.query), ...figures });
   }
   return { queries, insufficientPrivilege };
 }

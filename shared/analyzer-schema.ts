@@ -7,7 +7,9 @@ import { connectionStringSchema } from './validation';
 
 export const SAMPLE_ROWS_DEFAULT = 5;
 export const SAMPLE_ROWS_MAX = 100;
-export const QUERY_LIMIT_DEFAULT = 1000;
+// Entries are pretty-printed, which costs about 1 ms each for long DDL: the default keeps a first
+// sync of a busy server quick; callers may ask for more.
+export const QUERY_LIMIT_DEFAULT = 500;
 export const QUERY_LIMIT_MAX = 10_000;
 
 export const syncRequestSchema = z.object({

@@ -6,13 +6,16 @@ import { userSchema } from './filters';
 export type ColumnRow = Omit<Column, 'stats'> & { relationOid: number };
 
 // One query for the whole database; the default and the generation expression share pg_attrdef.
+// A default cannot refer to a column, so it is printed without its relation (relid 0): printing with
+// the relation opens each table and makes this query 20 times slower on GitLab's 893 tables. A
+// generation expression does refer to columns and needs its relation.
 export const columnsSql = `
 SELECT a.attrelid AS "relationOid",
        a.attname AS name,
        a.attnum::int AS position,
        format_type(a.atttypid, a.atttypmod) AS type,
        NOT a.attnotnull AS nullable,
-       CASE WHEN a.attgenerated = '' THEN pg_get_expr(ad.adbin, ad.adrelid) END AS default,
+       CASE WHEN a.attgenerated = '' THEN pg_get_expr(ad.adbin, 0) END AS default,
        CASE a.attidentity WHEN 'a' THEN 'always' WHEN 'd' THEN 'byDefault' END AS identity,
        CASE a.attgenerated WHEN 's' THEN 'stored' WHEN 'v' THEN 'virtual' END AS generated,
        CASE WHEN a.attgenerated <> '' THEN pg_get_expr(ad.adbin, ad.adrelid) END AS "generationExpression",

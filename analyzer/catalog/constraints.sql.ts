@@ -3,17 +3,31 @@ import { queryRows, type Db } from '../db';
 import { userSchema } from './filters';
 
 // Every row of pg_constraint in the user's schemas: table constraints and domain constraints, and on
-// PostgreSQL 18 the NOT NULL constraints it now records there.
+// PostgreSQL 18 the NOT NULL constraints it now records there (5,252 of GitLab's 8,246). Column
+// names are resolved for all constraints in one grouped pass: a subquery per constraint took half
+// of this query's time.
 export const constraintsSql = `
+WITH key_columns AS (
+  SELECT con.oid, json_agg(a.attname ORDER BY k.n) AS names
+  FROM pg_constraint con
+  CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(attnum, n)
+  JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+  GROUP BY con.oid
+), referenced_columns AS (
+  SELECT con.oid, json_agg(a.attname ORDER BY k.n) AS names
+  FROM pg_constraint con
+  CROSS JOIN LATERAL unnest(con.confkey) WITH ORDINALITY AS k(attnum, n)
+  JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum
+  WHERE con.contype = 'f'
+  GROUP BY con.oid
+)
 SELECT n.nspname AS schema,
        con.conname AS name,
        CASE con.contype WHEN 'c' THEN 'check' WHEN 'f' THEN 'foreignKey' WHEN 'n' THEN 'notNull'
          WHEN 'p' THEN 'primaryKey' WHEN 'u' THEN 'unique' WHEN 'x' THEN 'exclusion' WHEN 't' THEN 'trigger' END AS type,
        CASE WHEN con.conrelid <> 0 THEN json_build_object('schema', tn.nspname, 'name', t.relname) END AS table,
        CASE WHEN con.contypid <> 0 THEN json_build_object('schema', yn.nspname, 'name', y.typname) END AS domain,
-       (SELECT coalesce(json_agg(a.attname ORDER BY k.n), '[]')
-        FROM unnest(con.conkey) WITH ORDINALITY AS k(attnum, n)
-        JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum) AS columns,
+       coalesce(kc.names, '[]') AS columns,
        pg_get_constraintdef(con.oid, true) AS definition,
        con.convalidated AS validated,
        con.condeferrable AS deferrable,
@@ -22,11 +36,11 @@ SELECT n.nspname AS schema,
        CASE WHEN con.contype = 'f' THEN json_build_object(
          'schema', fn.nspname,
          'table', f.relname,
-         'columns', (SELECT coalesce(json_agg(a.attname ORDER BY k.n), '[]')
-                     FROM unnest(con.confkey) WITH ORDINALITY AS k(attnum, n)
-                     JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum)) END AS references
+         'columns', coalesce(rc.names, '[]')) END AS references
 FROM pg_constraint con
 JOIN pg_namespace n ON n.oid = con.connamespace
+LEFT JOIN key_columns kc ON kc.oid = con.oid
+LEFT JOIN referenced_columns rc ON rc.oid = con.oid
 LEFT JOIN pg_class t ON t.oid = con.conrelid
 LEFT JOIN pg_namespace tn ON tn.oid = t.relnamespace
 LEFT JOIN pg_type y ON y.oid = con.contypid

@@ -10,9 +10,9 @@ SELECT n.nspname AS schema,
        c.relname AS name,
        CASE WHEN NOT i.indisready THEN 'notReady' ELSE 'invalid' END AS reason,
        CASE WHEN NOT i.indisready
-            THEN 'Not ready: its build did not finish, so it is neither maintained nor used. Drop it and create it again.'
+            THEN 'Not ready: its build (CREATE INDEX CONCURRENTLY) did not finish, so it is neither maintained nor used. Drop it and create it again.'
             WHEN c.relkind = 'I'
-            THEN 'Invalid: an index on a partitioned table that is missing on some partition; the planner will not use it.'
+            THEN 'Invalid: an index on a partitioned table that is missing on some partition; the planner will not use it until ALTER INDEX ... ATTACH PARTITION covers every partition.'
             ELSE 'Invalid: its build failed or is still running (CREATE INDEX CONCURRENTLY); it is maintained on writes but the planner will not use it. Drop it or REINDEX it.' END AS message,
        pg_get_indexdef(i.indexrelid) AS definition
 FROM pg_index i

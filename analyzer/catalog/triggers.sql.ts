@@ -2,7 +2,8 @@ import type { Trigger } from '../../shared/analyzer-schema';
 import { queryRows, type Db } from '../db';
 import { userSchema } from './filters';
 
-// Internal triggers implement foreign keys; they are constraints, listed there.
+// Internal triggers implement foreign keys; they are constraints, listed there. Before PostgreSQL 15
+// a trigger copied onto a partition was marked internal too: those (a parent, no constraint) count.
 export const triggersSql = `
 SELECT n.nspname AS schema,
        c.relname AS table,
@@ -16,7 +17,7 @@ JOIN pg_class c ON c.oid = tg.tgrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_proc p ON p.oid = tg.tgfoid
 JOIN pg_namespace pn ON pn.oid = p.pronamespace
-WHERE NOT tg.tgisinternal AND ${userSchema('n')}
+WHERE (NOT tg.tgisinternal OR (tg.tgparentid <> 0 AND tg.tgconstraint = 0)) AND ${userSchema('n')}
 ORDER BY n.nspname, c.relname, tg.tgname`;
 
 export function listTriggers(db: Db) {

@@ -1,7 +1,8 @@
 import type { View } from '../../shared/analyzer-schema';
 import { queryRows, type Db } from '../db';
-import { userSchema } from './filters';
+import { notFromExtension, userSchema } from './filters';
 
+// Views an extension installs (pg_stat_statements' own) belong to the extension.
 export type ViewRow = Omit<View, 'columns'> & { oid: number };
 
 export const viewsSql = `
@@ -16,7 +17,7 @@ SELECT c.oid,
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
-WHERE c.relkind IN ('v', 'm') AND ${userSchema('n')}
+WHERE c.relkind IN ('v', 'm') AND ${userSchema('n')} AND ${notFromExtension('pg_class', 'c.oid')}
 ORDER BY n.nspname, c.relname`;
 
 export function listViews(db: Db) {

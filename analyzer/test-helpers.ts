@@ -1,0 +1,101 @@
+// Shared by the analyzer's tests: which PostgreSQL majors to run, loading the real schema dumps
+// with psql, and calling the analyzer over real HTTP (node:http, because fetch may not set Host).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { PgMajor } from '../test/support/postgres';
+import { startAnalyzer, type RunningAnalyzer, type StartAnalyzerOptions } from './app';
+
+const run = promisify(execFile);
+
+export const DATA_DIR = '/work/shared/data';
+export const PAGILA_SQL = path.join(DATA_DIR, 'pagila-schema-no-pgvector.sql');
+export const GITLAB_SQL = path.join(DATA_DIR, 'gitlab-structure.sql');
+
+/** `npm test` runs 14 and 18; `npm run test:matrix` sets PG_MATRIX=14,15,16,17,18. */
+export function majorsUnderTest(): PgMajor[] {
+  const majors = (process.env.PG_MATRIX ?? '14,18')
+    .split(',')
+    .map((m) => Number(m.trim()))
+    .filter((m): m is PgMajor => [14, 15, 16, 17, 18].includes(m));
+  return majors.length ? majors : [14, 18];
+}
+
+/**
+ * Loads a dump with psql as the README says. Pagila uses two PostgreSQL 18 features (uuidv7() and a
+ * VIRTUAL generated column); on older servers they become gen_random_uuid() and STORED, which
+ * create the same objects.
+ */
+export async function loadSqlFile(url: string, file: string, major: PgMajor): Promise<void> {
+  let target = file;
+  let tempDir: string | undefined;
+  if (file === PAGILA_SQL && major < 18) {
+    tempDir = mkdtempSync(path.join(tmpdir(), 'qt-pagila-'));
+    target = path.join(tempDir, 'pagila.sql');
+    const adapted = readFileSync(file, 'utf8').replaceAll('uuidv7()', 'gen_random_uuid()').replace(/\) VIRTUAL$/m, ') STORED');
+    writeFileSync(target, adapted);
+  }
+  try {
+    await run('psql', ['-X', '-v', 'ON_ERROR_STOP=1', '-q', '-d', url, '-f', target], { maxBuffer: 16 * 1024 * 1024 });
+  } finally {
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  }
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  // The tests narrow it with the shared zod schemas or read fields they assert on.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+}
+
+export interface RawRequest {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** One HTTP request to the analyzer, any header allowed (Host and Origin included). */
+export function request(baseUrl: string, { method = 'GET', path: urlPath, headers = {}, body }: RawRequest): Promise<HttpAnswer> {
+  const url = new URL(urlPath, baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+      },
+    );
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** POST /postgres with a JSON body, as the SPA sends it. */
+export function postSync(baseUrl: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return request(baseUrl, { method: 'POST', path: '/postgres', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+/** An analyzer on a free port, logging into `logs` so tests can read what it wrote. */
+export async function startTestAnalyzer(options: StartAnalyzerOptions = {}): Promise<RunningAnalyzer & { logs: string[] }> {
+  const logs: string[] = [];
+  const analyzer = await startAnalyzer({ port: 0, host: '127.0.0.1', webPort: 3000, env: {}, log: (line) => logs.push(line), ...options });
+  return { ...analyzer, logs };
+}
