@@ -1,5 +1,6 @@
-// One CI run and the queries it reported.
+// One CI run, what changed in it under production statistics, and the queries it reported.
 import { Link, useParams } from 'react-router-dom';
+import { RunChanges } from '../components/analysis/RunChanges';
 import { RelativeTime } from '../components/RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { apiCodeOf } from '../lib/errors';
@@ -60,6 +61,7 @@ export function CiRunPage() {
               </ul>
             </div>
           ) : null}
+          <RunChanges runId={run.data.id} envId={run.data.environment?.id ?? null} />
           <section className="card" aria-labelledby="run-queries-heading">
             <h2 id="run-queries-heading" className="card-title">
               Queries <span className="count">{formatNumber(run.data.queries.length)}</span>

@@ -1,7 +1,8 @@
-// One environment: its connections, linked repositories, query catalog, and deletion.
+// One environment: its connections, linked repositories, query analysis, query catalog, and deletion.
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { AnalysisSection } from '../components/env/AnalysisSection';
 import { ConnectionsSection } from '../components/env/ConnectionsSection';
 import { QueryCatalog } from '../components/env/QueryCatalog';
 import { ReposSection } from '../components/env/ReposSection';
@@ -106,6 +107,7 @@ export function EnvironmentPage() {
         <ConnectionsSection env={data} />
         <ReposSection env={data} />
       </div>
+      <AnalysisSection env={data} />
       <QueryCatalog envId={data.id} />
       <DeleteEnvironment env={data} />
     </div>

@@ -1,5 +1,6 @@
-// One catalog query: its full formatted SQL, raw text, and when and where it was seen.
+// One catalog query: its full formatted SQL, its production analysis, raw text, and when and where it was seen.
 import { Link, useParams } from 'react-router-dom';
+import { QueryAnalysis } from '../components/analysis/QueryAnalysis';
 import { Badge, SOURCE_LABELS, sourceTone } from '../components/Badge';
 import { RelativeTime } from '../components/RelativeTime';
 import { SqlBlock } from '../components/SqlBlock';
@@ -78,6 +79,7 @@ export function QueryPage() {
             </h2>
             <SqlBlock sql={query.data.formattedQuery} />
           </section>
+          <QueryAnalysis envId={id} hash={query.data.hash} />
           <section className="card" aria-labelledby="raw-heading">
             <h2 id="raw-heading" className="card-title">
               Last raw text

@@ -277,7 +277,7 @@ describe('querytrail in Chromium', () => {
     await visible(catalog.getByRole('row').filter({ hasText: 'customers' }));
     expect(await catalog.locator('.catalog-item').count()).toBe(3);
     const headers = await catalog.getByRole('columnheader').allTextContents();
-    expect(headers.map((h) => h.trim())).toEqual(['Query', 'Source', 'CI Runs', 'Last Seen']);
+    expect(headers.map((h) => h.trim())).toEqual(['Query', 'Source', 'CI Runs', 'Cost', 'Last Seen']);
     const first = catalog.locator('.catalog-item').first();
     expect(await first.getByRole('cell').nth(1).textContent()).toBe('CI');
     expect((await first.getByRole('cell').nth(2).textContent())?.replace('CI runs', '').trim()).toBe('1');

@@ -7,6 +7,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import { SOURCES } from '../../../shared/environments';
 import { useDebouncedValue } from '../../hooks/useDebouncedValue';
 import { queryPath } from '../../lib/paths';
+import { formatCost } from '../../lib/plan';
 import { formatNumber } from '../../lib/time';
 import { trpc, type RouterOutputs } from '../../trpc';
 import { Badge, SOURCE_LABELS, sourceTone } from '../Badge';
@@ -25,6 +26,15 @@ const SOURCE_OPTIONS = [{ value: '', label: 'All sources' }, ...SOURCES.map((s) 
 /** The SQL on one line, for the table; the query's page shows it formatted. */
 const oneLine = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 
+/** Shown on rows the latest analysis found an index for. */
+export function RecommendationBadge({ count }: { count: number | null }) {
+  if (!count) return null;
+  return (
+    <Badge tone="warning" title="The latest analysis found an index that lowers this query's cost">
+      {count === 1 ? 'Index recommended' : `${count} indexes recommended`}
+    </Badge>
+  );
+}
 
 export function QueryCatalog({ envId }: { envId: string }) {
   const utils = trpc.useUtils();
@@ -109,6 +119,9 @@ export function QueryCatalog({ envId }: { envId: string }) {
               <div role="columnheader" className="numeric">
                 CI Runs
               </div>
+              <div role="columnheader" className="numeric" title="Estimated production cost from the latest analysis">
+                Cost
+              </div>
               <div role="columnheader" aria-sort="descending">
                 Last Seen
               </div>
@@ -136,6 +149,7 @@ export function QueryCatalog({ envId }: { envId: string }) {
                       <Link to={queryPath(envId, entry.hash)} title={entry.formattedQuery}>
                         {oneLine(entry.formattedQuery)}
                       </Link>
+                      <RecommendationBadge count={entry.recommendationCount} />
                     </div>
                     <div role="cell">
                       <Badge tone={sourceTone(entry.lastSeenSource)}>{SOURCE_LABELS[entry.lastSeenSource] ?? entry.lastSeenSource}</Badge>
@@ -143,6 +157,10 @@ export function QueryCatalog({ envId }: { envId: string }) {
                     <div role="cell" className="numeric">
                       <span className="cell-label">CI runs </span>
                       {formatNumber(entry.ciRunCount)}
+                    </div>
+                    <div role="cell" className="numeric">
+                      <span className="cell-label">Cost </span>
+                      {entry.cost === null ? <span title="Not analyzed yet">—</span> : formatCost(entry.cost)}
                     </div>
                     <div role="cell" className="nowrap">
                       <RelativeTime value={entry.lastSeenAt} />

@@ -1,0 +1,64 @@
+// An EXPLAIN plan as an indented tree: each node's kind, what it reads, its cost and rows, and a
+// "changed" label on the nodes that the other plan does not have.
+import type { PlanNode } from '../../../shared/analysis';
+import { changedNodes, describeNode, formatCost, nodeDetails } from '../../lib/plan';
+import { formatNumber } from '../../lib/time';
+import { Badge } from '../Badge';
+
+function PlanNodeItem({ node, changed }: { node: PlanNode; changed: Set<PlanNode> }) {
+  const isChanged = changed.has(node);
+  const details = nodeDetails(node);
+  const children = node.Plans ?? [];
+  return (
+    <li className={`plan-node${isChanged ? ' plan-node-changed' : ''}`}>
+      <div className="plan-node-line">
+        <span className="plan-node-name">{describeNode(node)}</span>
+        {isChanged ? (
+          <Badge tone="warning" title="This step differs between the two plans">
+            changed
+          </Badge>
+        ) : null}
+        <span className="plan-node-figures">
+          {node['Total Cost'] !== undefined ? <span>cost {formatCost(node['Total Cost'])}</span> : null}
+          {node['Plan Rows'] !== undefined ? <span>rows {formatNumber(node['Plan Rows'])}</span> : null}
+        </span>
+      </div>
+      {details.length > 0 ? (
+        <dl className="plan-node-details">
+          {details.map((d) => (
+            <div key={d.label}>
+              <dt>{d.label}</dt>
+              <dd>
+                <code>{d.text}</code>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
+      {children.length > 0 ? (
+        <ul className="plan-children">
+          {children.map((child, i) => (
+            <PlanNodeItem key={i} node={child} changed={changed} />
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}
+
+/** `compareWith` is the other plan: nodes without a counterpart there are marked "changed". */
+export function PlanTree({ plan, compareWith = null, label }: { plan: PlanNode; compareWith?: PlanNode | null; label: string }) {
+  const changed = changedNodes(plan, compareWith);
+  return (
+    <div className="plan-scroll" tabIndex={0} role="group" aria-label={label}>
+      <ul className="plan-tree">
+        <PlanNodeItem node={plan} changed={changed} />
+      </ul>
+      {changed.size > 0 ? (
+        <p className="muted small plan-legend">
+          {changed.size} step{changed.size === 1 ? '' : 's'} marked <strong>changed</strong> differ from the other plan.
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,207 @@
+// Query analysis in a real browser: an environment whose production connection is a real
+// PostgreSQL with 20,000 orders; a CI run reports queries as pg_stat_statements gives them; Analyze
+// plans them with production's statistics and the SPA shows costs, the index, both plans and what
+// changed in each CI run.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot } from '../support/browser';
+import { startPostgres, type PostgresServer } from '../support/postgres';
+import { openTestServices, startTestServer, type TestServer } from '../support/services';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const REPO = 'acme/shop';
+// as pg_stat_statements reports them: parameters as $n
+const BY_CUSTOMER = 'SELECT id, total_cents FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT $2';
+const BY_ID = 'SELECT * FROM orders WHERE id = $1';
+const REFUNDS = "SELECT count(*) FROM orders WHERE status = 'refunded' AND created_at > now() - interval '1 day'";
+
+let clientDir: string;
+let server: TestServer;
+let production: PostgresServer;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+let envId = '';
+let mainRunId = '';
+
+async function api<T = any>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${server.url}/api${route}`, {
+    method,
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function ingest(runId: string, branch: string, queries: string[]) {
+  const res = await api('POST', '/ci/runs', { repo: REPO, runId, branch, queries: queries.map((query) => ({ query, calls: 100 })) });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+async function visible(locator: ReturnType<Page['locator']>, timeout = 10_000) {
+  await locator.first().waitFor({ state: 'visible', timeout });
+  return locator;
+}
+
+beforeAll(async () => {
+  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium`);
+  clientDir = mkdtempSync(path.join(tmpdir(), 'qt-client-'));
+  const [, services, pg] = await Promise.all([
+    build({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'error', build: { outDir: clientDir, emptyOutDir: true } }),
+    openTestServices('pglite'),
+    startPostgres({ statStatements: false }),
+  ]);
+  production = pg;
+  server = await startTestServer(services, { clientDir });
+  const productionUrl = await production.createDatabase('shop');
+  await production.query(
+    `CREATE TABLE orders (id bigint PRIMARY KEY, customer_id int NOT NULL, status text NOT NULL, created_at timestamptz NOT NULL, total_cents int NOT NULL);
+     INSERT INTO orders SELECT g, g % 5000, CASE WHEN g % 50 = 0 THEN 'refunded' ELSE 'paid' END,
+            now() - (g || ' minutes')::interval, g % 10000
+     FROM generate_series(1, 20000) g;
+     ANALYZE orders;`,
+    [],
+    'shop',
+  );
+  envId = (await api('POST', '/env', { name: 'Shop', slug: 'shop' })).body.id;
+  expect((await api('POST', `/env/${envId}/connections`, { label: 'Primary', role: 'production', connectionString: productionUrl })).status).toBe(201);
+  expect((await api('POST', `/env/${envId}/repos`, { repo: REPO })).status).toBe(201);
+  mainRunId = await ingest('500', 'main', [BY_CUSTOMER, BY_ID]);
+
+  browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  page = await context.newPage();
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await production?.stop();
+  if (clientDir) rmSync(clientDir, { recursive: true, force: true });
+});
+
+describe('query analysis in Chromium', () => {
+  it('Analyze: progress, then the ranked index with the queries it helps', async () => {
+    await page.goto(`${server.url}/environments/${envId}`);
+    const section = page.getByRole('region', { name: 'Query Analysis' });
+    await visible(section.getByText('This environment has not been analyzed yet.'));
+    const catalog = page.getByRole('table', { name: 'Query catalog' });
+    // before any analysis the cost column says so
+    await visible(catalog.getByRole('row').filter({ hasText: 'customer_id' }));
+    expect(await catalog.getByRole('row').filter({ hasText: 'customer_id' }).getByRole('cell').nth(3).textContent()).toContain('—');
+
+    await section.getByRole('button', { name: 'Analyze' }).click();
+    await visible(section.getByRole('progressbar', { name: 'Analysis progress' }));
+    await screenshot(page, 'a01-analysis-running', { fullPage: false });
+
+    const indexes = section.getByRole('list', { name: 'Recommended indexes, most time saved first' });
+    await visible(indexes, 120_000);
+    expect(await section.getByRole('progressbar').count()).toBe(0);
+    const first = indexes.getByRole('listitem').first();
+    expect(await first.locator('pre').textContent()).toMatch(/CREATE INDEX .*orders.*customer_id/i);
+    await visible(first.getByText('Total saved'));
+    await visible(section.getByText(/Analyzed 2 queries with the statistics of/));
+    // the query it helps, by its SQL, linking to its page
+    await visible(first.getByRole('link', { name: /customer_id/ }));
+    await section.scrollIntoViewIfNeeded();
+    await screenshot(page, 'a02-analysis-done');
+  });
+
+  it('catalog: a cost for every query, and a badge on the one an index would help', async () => {
+    const catalog = page.getByRole('table', { name: 'Query catalog' });
+    const headers = await catalog.getByRole('columnheader').allTextContents();
+    expect(headers.map((h) => h.trim())).toEqual(['Query', 'Source', 'CI Runs', 'Cost', 'Last Seen']);
+    const byCustomer = catalog.getByRole('row').filter({ hasText: 'customer_id' });
+    const byId = catalog.getByRole('row').filter({ hasNotText: 'customer_id' }).filter({ hasText: 'orders' });
+    await visible(byCustomer.getByText('Index recommended'));
+    expect(await byId.getByText('Index recommended').count()).toBe(0);
+    const cost = async (row: typeof byCustomer) => Number((await row.getByRole('cell').nth(3).textContent())!.replace(/[^\d.]/g, ''));
+    expect(await cost(byCustomer)).toBeGreaterThan(await cost(byId));
+    expect(await cost(byId)).toBeGreaterThan(0);
+    await catalog.scrollIntoViewIfNeeded();
+    await screenshot(page, 'a03-catalog-costs', { fullPage: false });
+  });
+
+  it('query page: cost before → after, and both plans with the changed steps marked', async () => {
+    await page.getByRole('table', { name: 'Query catalog' }).getByRole('link', { name: /customer_id/ }).click();
+    await page.waitForURL(/\/queries\/[^/]+$/);
+    const facts = page.getByRole('region', { name: 'Production Analysis' });
+    await visible(facts.getByText('Production cost'));
+    const recommendations = page.getByRole('region', { name: /Index Recommendations/ });
+    await visible(recommendations.getByText(/CREATE INDEX .*customer_id/i));
+    await visible(recommendations.getByText(/% saved$/));
+
+    const plans = page.getByRole('region', { name: 'Plans' });
+    const now = plans.getByRole('group', { name: 'Production plan now' });
+    const withIndex = plans.getByRole('group', { name: 'Plan with the recommended indexes' });
+    await visible(now.getByText(/^Seq Scan on orders/));
+    await visible(withIndex.getByText(/^(Index Scan|Index Only Scan|Bitmap Index Scan).*using /));
+    // the Seq Scan is gone in the other plan: marked, in words
+    const seqScan = now.locator('.plan-node-line').filter({ hasText: /^Seq Scan on orders/ });
+    await visible(seqScan.getByText('changed', { exact: true }));
+    expect(await withIndex.getByText('changed', { exact: true }).count()).toBeGreaterThanOrEqual(1);
+    // side by side on a wide window
+    const [a, b] = [await now.boundingBox(), await withIndex.boundingBox()];
+    expect(Math.abs(a!.y - b!.y)).toBeLessThan(5);
+    expect(b!.x).toBeGreaterThan(a!.x + a!.width - 1);
+    await recommendations.scrollIntoViewIfNeeded();
+    await screenshot(page, 'a04-query-analysis');
+  });
+
+  it('query page on a narrow window: plans stacked, no sideways scrolling', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    onTestFinished(() => page.setViewportSize({ width: 1280, height: 900 }));
+    await page.reload();
+    const plans = page.getByRole('region', { name: 'Plans' });
+    const now = plans.getByRole('group', { name: 'Production plan now' });
+    const withIndex = plans.getByRole('group', { name: 'Plan with the recommended indexes' });
+    await visible(withIndex);
+    expect((await withIndex.boundingBox())!.y).toBeGreaterThan((await now.boundingBox())!.y + 20);
+    const width = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    expect(width.scroll).toBeLessThanOrEqual(width.client);
+    await screenshot(page, 'a05-query-analysis-narrow');
+
+    await page.goto(`${server.url}/environments/${envId}`);
+    const analysis = page.getByRole('region', { name: 'Query Analysis' });
+    await visible(analysis.getByRole('list', { name: 'Recommended indexes, most time saved first' }));
+    await visible(page.getByRole('table', { name: 'Query catalog' }).getByText('Index recommended'));
+    const envWidth = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    expect(envWidth.scroll).toBeLessThanOrEqual(envWidth.client);
+    await analysis.scrollIntoViewIfNeeded();
+    await screenshot(page, 'a05b-environment-analysis-narrow', { fullPage: false });
+  });
+
+  it('CI runs: the first main run flags the query an index would help; a branch run shows its new query against main', async () => {
+    await page.goto(`${server.url}/ci/${mainRunId}`);
+    const section = page.getByRole('region', { name: 'Production Analysis' });
+    await visible(section.getByText(/No earlier run of this branch/));
+    const flagged = section.getByRole('table', { name: 'Queries whose cost rose or that gained a recommendation' });
+    await visible(flagged.getByText('Index recommended'));
+    expect(await flagged.locator('tbody tr').count()).toBe(1);
+    await visible(flagged.getByText(/customer_id/));
+    await screenshot(page, 'a06-ci-run-flagged', { fullPage: false });
+
+    const featureRun = await ingest('501', 'feature/refunds', [BY_CUSTOMER, BY_ID, REFUNDS]);
+    await page.goto(`${server.url}/ci/${featureRun}`);
+    await visible(section.getByText('Compared with'));
+    await visible(section.getByRole('link', { name: 'run 500' }));
+    await visible(section.getByText('main', { exact: true }));
+    await visible(section.getByText('No query got more expensive or gained an index recommendation.'));
+    const added = section.getByRole('table', { name: 'Queries new since the baseline run' });
+    await visible(added.getByText('New query'));
+    // CI queries are stored normalized: the literal is a placeholder
+    await visible(added.getByText(/status =/));
+    await visible(added.getByText('not analyzed'));
+    await screenshot(page, 'a07-ci-run-vs-main', { fullPage: false });
+    expect(pageErrors).toEqual([]);
+  });
+});
