@@ -9,6 +9,8 @@ import { accessGuard, accessOptions, type AccessConfigInput } from './cors';
 import type { SessionLimits } from './db';
 import { AnalyzerHttpError, messageOf } from './errors';
 import { DEFAULT_SYNC_SETTINGS, syncDatabase, type SyncSettings } from './sync';
+import { analyzeDatabase } from './analyze';
+import { analyzeRequestSchema } from '../shared/analysis';
 
 export interface AnalyzerOptions extends AccessConfigInput {
   /** Overrides of connect/statement/lock timeouts and pool size (tests shorten them). */
@@ -71,8 +73,34 @@ export function createAnalyzerApp(options: AnalyzerOptions = {}): express.Expres
     }
   });
 
+  // The advisor over this one database: its own statistics plan its own queries (issue 6).
+  app.post('/postgres/analyze', async (req, res) => {
+    if (!req.is('application/json')) {
+      sendError(res, 415, 'unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
+      return;
+    }
+    const parsed = analyzeRequestSchema.safeParse(req.body);
+    if (!parsed.success) {
+      const message = parsed.error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
+      sendError(res, 400, 'invalid_request', message);
+      return;
+    }
+    try {
+      const response = await analyzeDatabase(parsed.data, settings.limits);
+      log(`analyze ${response.database}: ${response.queries.length} queries, ${response.indexes.length} indexes, ${response.durationMs} ms`);
+      res.json(response);
+    } catch (error) {
+      if (error instanceof AnalyzerHttpError) {
+        sendError(res, error.status, error.code, error.message);
+        return;
+      }
+      log(`analyze failed: ${messageOf(error)}`);
+      sendError(res, 500, 'internal_error', messageOf(error));
+    }
+  });
+
   app.use((_req, res) => {
-    sendError(res, 404, 'not_found', 'Not found. The analyzer answers GET /health and POST /postgres.');
+    sendError(res, 404, 'not_found', 'Not found. The analyzer answers GET /health, POST /postgres and POST /postgres/analyze.');
   });
 
   // body-parser marks its errors with a type; anything else is ours and answered without a stack.

@@ -2,6 +2,7 @@
 // indexes that would lower them. Shared by the router, the REST document and the SPA.
 import { z } from 'zod';
 import { hashSchema, pathParam } from './environments';
+import { connectionStringSchema } from './validation';
 
 const isoDate = z.string().meta({ description: 'ISO 8601 timestamp (UTC)' });
 
@@ -97,3 +98,30 @@ export type CiRunAnalysis = z.infer<typeof ciRunAnalysisSchema>;
 export const envAnalysisInput = z.object({ id: pathParam(z.string().min(1).max(100)) });
 export const queryAnalysisInput = z.object({ id: pathParam(z.string().min(1).max(100)), hash: pathParam(hashSchema) });
 export const runAnalysisInput = z.object({ id: pathParam(z.string().min(1).max(100)) });
+
+/** POST /postgres/analyze on the analyzer: the same analysis for one database, its own statistics. */
+export const analyzeRequestSchema = z.object({
+  db: connectionStringSchema,
+  queries: z
+    .array(z.object({ query: z.string().min(1).max(100_000), calls: z.number().int().min(0).optional() }))
+    .max(500)
+    .optional()
+    .meta({ description: "Queries to analyze; by default the database's own pg_stat_statements, most total time first" }),
+  queryLimit: z.number().int().min(1).max(500).default(50),
+});
+export type AnalyzeRequest = z.infer<typeof analyzeRequestSchema>;
+
+export const analyzeResponseSchema = z.object({
+  database: z.string(),
+  durationMs: z.number(),
+  source: z.enum(['request', 'pg_stat_statements']),
+  queries: z.array(
+    queryAnalysisSchema.omit({ analysisId: true, analyzedAt: true }).extend({
+      query: z.string(),
+      calls: z.number().nullable(),
+    }),
+  ),
+  indexes: z.array(indexRecommendationSchema),
+  warnings: z.array(z.string()),
+});
+export type AnalyzeResponse = z.infer<typeof analyzeResponseSchema>;

@@ -48,6 +48,7 @@ export const ANALYZER_ERROR_CODES = [
   'timeout',
   'connection_failed',
   'not_read_only',
+  'pg_stat_statements_unavailable',
   'internal_error',
 ] as const;
 export const analyzerErrorCodeSchema = z.enum(ANALYZER_ERROR_CODES);

@@ -1,0 +1,70 @@
+// POST /postgres/analyze: plans, costs and index recommendations for one database, planned with
+// that database's own statistics in the advisor's shadow server. The database is only read.
+import { analyzeQueries } from '../advisor/index';
+import { fingerprintQuery } from '../shared/sql-fingerprint';
+import { isDataQuery } from '../shared/data-queries';
+import type { AnalyzeRequest, AnalyzeResponse, PlanNode } from '../shared/analysis';
+import { readServer } from './catalog/server.sql';
+import { openReadOnlyPool, type SessionLimits } from './db';
+import { AnalyzerHttpError, classifyConnectionError } from './errors';
+import { readQueries } from './queries';
+
+export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLimits): Promise<AnalyzeResponse> {
+  const started = Date.now();
+  const pool = openReadOnlyPool(request.db, limits);
+  let database: string;
+  let queries: { hash: string; query: string; calls?: number }[];
+  try {
+    let server;
+    try {
+      server = await readServer(pool);
+    } catch (error) {
+      throw classifyConnectionError(error);
+    }
+    database = server.database;
+    if (request.queries) {
+      queries = [];
+      for (const [index, q] of request.queries.entries()) {
+        try {
+          queries.push({ hash: (await fingerprintQuery(q.query)).hash, query: q.query, calls: q.calls });
+        } catch (error) {
+          throw new AnalyzerHttpError(400, 'invalid_request', `queries.${index}: ${(error as Error).message}`);
+        }
+      }
+    } else {
+      try {
+        // read more than asked: DDL and session statements are dropped below
+        const read = await readQueries(pool, server.databaseOid, server.database, request.queryLimit * 4);
+        queries = read.queries
+          .filter((q) => isDataQuery(q.query))
+          .slice(0, request.queryLimit)
+          .map((q) => ({ hash: q.hash, query: q.query, calls: q.calls }));
+      } catch (error) {
+        throw new AnalyzerHttpError(409, 'pg_stat_statements_unavailable', `Cannot read pg_stat_statements (${(error as Error).message}); send the queries to analyze instead.`);
+      }
+    }
+  } finally {
+    await pool.end();
+  }
+
+  const byHash = new Map(queries.map((q) => [q.hash, q]));
+  const result = await analyzeQueries({ source: request.db, queries: [...byHash.values()] });
+  return {
+    database,
+    durationMs: Date.now() - started,
+    source: request.queries ? 'request' : 'pg_stat_statements',
+    queries: result.queries.map((q) => ({
+      hash: q.hash,
+      query: byHash.get(q.hash)?.query ?? '',
+      calls: byHash.get(q.hash)?.calls ?? null,
+      cost: q.cost,
+      planShape: q.planShape,
+      plan: (q.plan as PlanNode | null) ?? null,
+      planAfter: (q.planAfter as PlanNode | undefined) ?? null,
+      recommendations: q.recommendations,
+      error: q.error ?? null,
+    })),
+    indexes: result.indexes,
+    warnings: result.warnings,
+  };
+}
