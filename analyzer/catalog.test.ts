@@ -1,5 +1,5 @@
 // Real-world schemas (GitLab's structure.sql, Pagila) loaded into real PostgreSQL servers: every
-// object the catalogs hold comes back, with the exact counts of /work/shared/data/README.md.
+// object the catalogs hold comes back, with the exact counts of ../shared/data/README.md.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteSyncResponseSchema, type DatabaseSchema, type Index, type RemoteSyncResponse } from '../shared/analyzer-schema';
 import { startPostgres, type PgMajor, type PostgresServer } from '../test/support/postgres';

@@ -1,5 +1,6 @@
 // Shared by the analyzer's tests: which PostgreSQL majors to run, loading the real schema dumps
 // with psql, and calling the analyzer over real HTTP (node:http, because fetch may not set Host).
+import { SHARED_DATA_DIR } from '../test/support/data';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -11,7 +12,7 @@ import { startAnalyzer, type RunningAnalyzer, type StartAnalyzerOptions } from '
 
 const run = promisify(execFile);
 
-export const DATA_DIR = '/work/shared/data';
+export const DATA_DIR = SHARED_DATA_DIR;
 export const PAGILA_SQL = path.join(DATA_DIR, 'pagila-schema-no-pgvector.sql');
 export const GITLAB_SQL = path.join(DATA_DIR, 'gitlab-structure.sql');
 

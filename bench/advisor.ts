@@ -6,6 +6,7 @@
 //      (and a single-column-only advisor), and whether each recommendation, created for real,
 //      lowers the real cost by what it claimed (within 10%).
 // Prints every figure and writes the tables into advisor/README.md between the result markers.
+import { SHARED_DATA_DIR } from '../test/support/data';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,7 +17,7 @@ import { isCovered } from '../advisor/candidates.js';
 import { LOAD_SQL, WORKLOAD, WORKLOAD_INDEXES } from './advisor-data.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const SCHEMA = path.resolve(here, '../../shared/data/pagila-schema-no-pgvector.sql');
+const SCHEMA = path.join(SHARED_DATA_DIR, 'pagila-schema-no-pgvector.sql');
 const README = path.resolve(here, '../advisor/README.md');
 
 const out: string[] = [];
