@@ -365,8 +365,25 @@ async function analyzeOne(
       estimatedPages: pick.c.pages,
     });
   }
-  if (chosen.length) result.planAfter = current;
+  if (chosen.length) result.planAfter = nameCandidates(current, chosen);
   return result;
+}
+
+/** Marker that starts the name of a recommended index in a plan (the client shows it as such). */
+export const RECOMMENDED_INDEX_PREFIX = 'recommended: ';
+
+/** The shadow's scratch index names (qt_candidate_7) replaced by what the index is, for readers. */
+function nameCandidates(plan: PlanNode, chosen: LiveCandidate[]): PlanNode {
+  const labels = new Map<string, string>();
+  for (const c of chosen) for (const name of c.names) labels.set(name, `${RECOMMENDED_INDEX_PREFIX}${candidateTarget(c)}`);
+  const walk = (node: PlanNode): PlanNode => {
+    const copy: PlanNode = { ...node };
+    const name = copy['Index Name'];
+    if (typeof name === 'string' && labels.has(name)) copy['Index Name'] = labels.get(name)!;
+    if (Array.isArray(copy.Plans)) copy.Plans = copy.Plans.map(walk);
+    return copy;
+  };
+  return walk(plan);
 }
 
 function rankIndexes(results: QueryAnalysis[]): IndexRecommendation[] {

@@ -14,8 +14,8 @@ export function formatPercent(value: number): string {
   return `${value >= 10 || value === 0 ? Math.round(value) : value.toFixed(1)}%`;
 }
 
-/** The advisor's hypothetical indexes carry its scratch names, which mean nothing to a reader. */
-const CANDIDATE_INDEX = /^qt_candidate_\d+$/;
+/** The advisor names a recommended index in a plan "recommended: <table> (<columns>)". */
+const RECOMMENDED_INDEX = 'recommended: ';
 
 /** "Index Scan on orders using orders_customer_idx": the parts that identify what a node reads. */
 export function describeNode(node: PlanNode): string {
@@ -29,7 +29,7 @@ export function describeNode(node: PlanNode): string {
     parts.push(`on ${node['Relation Name']}${typeof alias === 'string' && alias !== node['Relation Name'] ? ` ${alias}` : ''}`);
   }
   const index = node['Index Name'];
-  if (index) parts.push(CANDIDATE_INDEX.test(index) ? 'using a recommended index' : `using ${index}`);
+  if (index) parts.push(index.startsWith(RECOMMENDED_INDEX) ? `using the recommended index ${index.slice(RECOMMENDED_INDEX.length)}` : `using ${index}`);
   return parts.join(' ');
 }
 
