@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Test files share a handful of real PostgreSQL servers started once per run (test/support/global-setup.ts);
-// files run in parallel workers, each with its own databases on those servers.
+// Each test file starts the real PostgreSQL servers it needs (test/support/postgres.ts); files run
+// in two worker processes, one per core. The JSON report feeds the summary line of .ci/run.
 export default defineConfig({
   test: {
     include: ['**/*.test.ts', '**/*.test.tsx'],
@@ -10,5 +10,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 2,
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-results/vitest.json' },
   },
 });
