@@ -37,7 +37,7 @@ async function binaries(binDir?: string): Promise<{ postgres: string; initdb: st
 }
 
 /** PostgreSQL refuses to run as root: use a `postgres` system user then, created when missing. */
-function serverUser(): { uid: number; gid: number } | undefined {
+export function serverUser(): { uid: number; gid: number } | undefined {
   if (userInfo().uid !== 0) return undefined;
   const lookup = () => ({
     uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../../test/support/services';
 import { startPostgres, type PostgresServer } from '../../test/support/postgres';
+import { BY_CUSTOMER, BY_ID, REFUNDS, createShopDatabase } from '../../test/support/shop';
 import { waitForAnalysis } from './jobs';
 
 let production: PostgresServer;
@@ -10,26 +11,13 @@ let productionUrl: string;
 
 beforeAll(async () => {
   production = await startPostgres({ statStatements: false });
-  productionUrl = await production.createDatabase('shop');
-  await production.query(
-    `CREATE TABLE orders (id bigint PRIMARY KEY, customer_id int NOT NULL, status text NOT NULL, created_at timestamptz NOT NULL, total_cents int NOT NULL);
-     INSERT INTO orders SELECT g, g % 5000, CASE WHEN g % 50 = 0 THEN 'refunded' ELSE 'paid' END,
-            now() - (g || ' minutes')::interval, g % 10000
-     FROM generate_series(1, 20000) g;
-     ANALYZE orders;`,
-    [],
-    'shop',
-  );
+  productionUrl = await createShopDatabase(production);
 });
 afterAll(async () => {
   await production?.stop();
   await stopTestPostgres();
 });
 
-// as pg_stat_statements reports them: parameters as $n
-const BY_CUSTOMER = 'SELECT id, total_cents FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT $2';
-const BY_ID = 'SELECT * FROM orders WHERE id = $1';
-const REFUNDS = "SELECT count(*) FROM orders WHERE status = 'refunded' AND created_at > now() - interval '1 day'";
 
 describe.each(BACKENDS)('query analysis with production statistics (%s)', (backend) => {
   let server: TestServer;

@@ -2,24 +2,16 @@
 // PostgreSQL with 20,000 orders; a CI run reports queries as pg_stat_statements gives them; Analyze
 // plans them with production's statistics and the SPA shows costs, the index, both plans and what
 // changed in each CI run.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot } from '../support/browser';
+import { buildClient, chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot, visible } from '../support/browser';
 import { startPostgres, type PostgresServer } from '../support/postgres';
 import { openTestServices, startTestServer, type TestServer } from '../support/services';
+import { BY_CUSTOMER, BY_ID, REFUNDS, createShopDatabase } from '../support/shop';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const REPO = 'acme/shop';
-// as pg_stat_statements reports them: parameters as $n
-const BY_CUSTOMER = 'SELECT id, total_cents FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT $2';
-const BY_ID = 'SELECT * FROM orders WHERE id = $1';
-const REFUNDS = "SELECT count(*) FROM orders WHERE status = 'refunded' AND created_at > now() - interval '1 day'";
 
 let clientDir: string;
 let server: TestServer;
@@ -46,31 +38,17 @@ async function ingest(runId: string, branch: string, queries: string[]) {
   return res.body.id as string;
 }
 
-async function visible(locator: ReturnType<Page['locator']>, timeout = 10_000) {
-  await locator.first().waitFor({ state: 'visible', timeout });
-  return locator;
-}
-
 beforeAll(async () => {
   if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium`);
-  clientDir = mkdtempSync(path.join(tmpdir(), 'qt-client-'));
-  const [, services, pg] = await Promise.all([
-    build({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'error', build: { outDir: clientDir, emptyOutDir: true } }),
+  const [clientBuild, services, pg] = await Promise.all([
+    buildClient(),
     openTestServices('pglite'),
     startPostgres({ statStatements: false }),
   ]);
+  clientDir = clientBuild;
   production = pg;
   server = await startTestServer(services, { clientDir });
-  const productionUrl = await production.createDatabase('shop');
-  await production.query(
-    `CREATE TABLE orders (id bigint PRIMARY KEY, customer_id int NOT NULL, status text NOT NULL, created_at timestamptz NOT NULL, total_cents int NOT NULL);
-     INSERT INTO orders SELECT g, g % 5000, CASE WHEN g % 50 = 0 THEN 'refunded' ELSE 'paid' END,
-            now() - (g || ' minutes')::interval, g % 10000
-     FROM generate_series(1, 20000) g;
-     ANALYZE orders;`,
-    [],
-    'shop',
-  );
+  const productionUrl = await createShopDatabase(production);
   envId = (await api('POST', '/env', { name: 'Shop', slug: 'shop' })).body.id;
   expect((await api('POST', `/env/${envId}/connections`, { label: 'Primary', role: 'production', connectionString: productionUrl })).status).toBe(201);
   expect((await api('POST', `/env/${envId}/repos`, { repo: REPO })).status).toBe(201);

@@ -1,19 +1,14 @@
 // End to end in a real browser: Debian's Chromium drives the built SPA, served by the real web
 // server (PGlite store), talking to a real analyzer that reads a real PostgreSQL server.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startAnalyzer, type RunningAnalyzer } from '../../analyzer/app';
 import { catalogQueries, environments } from '../../server/db/schema';
-import { chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot } from '../support/browser';
+import { buildClient, chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot, visible } from '../support/browser';
 import { freePort, startPostgres, type PostgresServer } from '../support/postgres';
 import { openTestServices, startTestServer, type TestServer } from '../support/services';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 let clientDir: string;
 let server: TestServer;
@@ -54,19 +49,14 @@ async function setUpShopDatabase() {
   return url;
 }
 
-async function visible(locator: ReturnType<Page['locator']>, timeout = 10_000) {
-  await locator.first().waitFor({ state: 'visible', timeout });
-  return locator;
-}
-
 beforeAll(async () => {
   if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium`);
-  clientDir = mkdtempSync(path.join(tmpdir(), 'qt-client-'));
-  const [, services, pgServer] = await Promise.all([
-    build({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'error', build: { outDir: clientDir, emptyOutDir: true } }),
+  const [clientBuild, services, pgServer] = await Promise.all([
+    buildClient(),
     openTestServices('pglite'),
     startPostgres(),
   ]);
+  clientDir = clientBuild;
   postgres = pgServer;
   server = await startTestServer(services, { clientDir });
   analyzer = await startAnalyzer({ port: 0, webPort: Number(new URL(server.url).port), log: () => undefined, env: {} });

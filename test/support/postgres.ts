@@ -3,8 +3,9 @@
 // We drive initdb/postgres ourselves instead of the EmbeddedPostgres class because that class can
 // only load the one platform package, and we need several majors side by side.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { serverUser } from '../../advisor/shadow-server';
 import { mkdtempSync, chownSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import pg from 'pg';
@@ -55,31 +56,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** PostgreSQL refuses to run as root: run it as a `postgres` system user, created when missing. */
-function serverUser(): { uid?: number; gid?: number } {
-  if (userInfo().uid !== 0) return {};
-  const lookup = () => {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-    return { uid, gid };
-  };
-  try {
-    return lookup();
-  } catch {
-    try {
-      execFileSync('groupadd', ['-f', 'postgres'], { stdio: 'ignore' });
-      execFileSync('useradd', ['-g', 'postgres', 'postgres'], { stdio: 'ignore' });
-    } catch {
-      // another worker may have created it at the same moment
-    }
-    return lookup();
-  }
-}
-
 export async function startPostgres(options: StartOptions = {}): Promise<PostgresServer> {
   const major = options.major ?? 18;
   const { postgres, initdb } = await binariesOf(major);
-  const ids = serverUser();
+  const ids: { uid?: number; gid?: number } = serverUser() ?? {};
   const root = mkdtempSync(path.join(tmpdir(), `qt-pg${major}-`));
   const dataDir = path.join(root, 'data');
   const socketDir = path.join(root, 'sock');
