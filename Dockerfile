@@ -1,11 +1,13 @@
 # The querytrail image. Its default command is the analyzer on 0.0.0.0:2345:
 #   docker build -t querytrail . && docker run --rm -p 2345:2345 querytrail
-# The web app and API run from the same image with: docker run -p 3000:3000 -e HOST=0.0.0.0 -e API_TOKEN=... querytrail npm start
+# The web app and API (with the SPA built into the image) run from the same image with:
+#   docker run -p 3000:3000 -e HOST=0.0.0.0 -e API_TOKEN=... querytrail npm run serve
 FROM node:20-bookworm-slim
 
 WORKDIR /app
 ENV NODE_ENV=production \
-    npm_config_update_notifier=false
+    npm_config_update_notifier=false \
+    SCARF_ANALYTICS=false
 
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
