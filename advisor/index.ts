@@ -9,13 +9,14 @@ import {
   restoreRelationStats,
   extendRelations,
   extendRelation,
+  storeEndpointRows,
   explain,
   type PlanNode,
   type ShadowDatabase,
 } from './shadow.js';
 import { UsageCollector, candidatesFor, isCovered, loadParser, quoteIdent, type Catalog, type CandidateOptions, type IndexCandidate, type TableName, type ColumnInfo } from './candidates.js';
 import { planShape, indexesUsed } from './plan.js';
-import { estimateIndexPages } from './sizing.js';
+import { estimateIndexPages, estimateBtreeHeight } from './sizing.js';
 
 export type { PlanNode } from './shadow.js';
 export type { CandidateOptions, IndexCandidate } from './candidates.js';
@@ -128,6 +129,8 @@ interface LiveCandidate extends IndexCandidate {
   oids: number[];
   names: Set<string>;
   pages: number;
+  /** B-tree height each part would have in production, by index name. */
+  heights: Map<string, number>;
 }
 
 /** analyzeQueries on an already read snapshot (the analyzer and tests can cache one). */
@@ -155,6 +158,8 @@ export async function analyzeSnapshot(snapshot: SourceSnapshot, queries: QueryIn
         return { usages: [], candidates: [], error: `parse: ${(e as Error).message}` };
       }
     });
+    // Before candidates are built, so they hold the two rows as the real index would.
+    await storeEndpointRows(db, snapshot);
     const unique = new Map<string, IndexCandidate>();
     for (const p of perQuery) for (const c of p.candidates) unique.set(candidateKey(c), c);
     const live = new Map<string, LiveCandidate>();
@@ -169,12 +174,15 @@ export async function analyzeSnapshot(snapshot: SourceSnapshot, queries: QueryIn
     await extendRelations(server, db, snapshot.relations);
     for (const c of live.values()) await sizeCandidate(server, db.client, c, snapshot);
 
+    const heights = existingHeights(snapshot);
+    for (const c of live.values()) for (const [name, h] of c.heights) heights.set(name, h);
+    const descent = descentCorrection(heights, Number(snapshot.settings.cpu_operator_cost ?? 0.0025));
     const results: QueryAnalysis[] = [];
     for (const [i, q] of queries.entries()) {
       progress({ phase: 'queries', done: i, total: queries.length });
       const p = perQuery[i]!;
       const candidates = p.candidates.map((c) => live.get(candidateKey(c))).filter((c): c is LiveCandidate => !!c);
-      results.push(await analyzeOne(db.client, q, candidates, p.error, { minSavedPct, maxPerQuery }));
+      results.push(await analyzeOne(db.client, q, candidates, p.error, { minSavedPct, maxPerQuery }, descent));
     }
     progress({ phase: 'done', done: queries.length, total: queries.length });
     return { queries: results, indexes: rankIndexes(results), warnings };
@@ -254,7 +262,7 @@ async function createCandidate(client: pg.Client, c: IndexCandidate, n: number, 
     return undefined;
   }
   await client.query(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = ANY($1::oid[])`, [oids]);
-  return { ...c, id: name, oids, names: new Set(own.map((r) => r.name)), pages: 0 };
+  return { ...c, id: name, oids, names: new Set(own.map((r) => r.name)), pages: 0, heights: new Map() };
 }
 
 function candidateTarget(c: IndexCandidate): string {
@@ -267,8 +275,8 @@ function candidateTarget(c: IndexCandidate): string {
 
 /** Gives each part of a candidate the size and row count it would have in production. */
 async function sizeCandidate(server: ShadowServer, client: pg.Client, c: LiveCandidate, snapshot: SourceSnapshot): Promise<void> {
-  const parts = await client.query<{ index: number; schema: string; table: string; kind: string }>(
-    `SELECT i.indexrelid::int AS index, n.nspname AS schema, t.relname AS table, t.relkind AS kind
+  const parts = await client.query<{ index: number; name: string; schema: string; table: string; kind: string }>(
+    `SELECT i.indexrelid::int AS index, i.indexrelid::regclass::text AS name, n.nspname AS schema, t.relname AS table, t.relkind AS kind
      FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE i.indexrelid = ANY($1::oid[])`,
     [c.oids],
   );
@@ -285,6 +293,7 @@ async function sizeCandidate(server: ShadowServer, client: pg.Client, c: LiveCan
     const stat = (column: string) => columnStats(snapshot, part.schema, part.table, column);
     const pages = estimateIndexPages({ am: c.am, keys: c.keys, include: c.include, tuples, unique: false, stat });
     total += pages;
+    if (c.am === 'btree') c.heights.set(part.name.replace(/^.*\./, '').replace(/^"(.*)"$/, '$1'), estimateBtreeHeight(pages, stat(c.keys[0]!).avgWidth));
     await restoreRelationStats(client, part.index, { relpages: pages, reltuples: tuples, relallvisible: 0 });
     await extendRelation(server, client, part.index, pages);
   }
@@ -308,7 +317,9 @@ async function analyzeOne(
   candidates: LiveCandidate[],
   parseError: string | undefined,
   limits: { minSavedPct: number; maxPerQuery: number },
+  descent: (plan: PlanNode) => number = () => 0,
 ): Promise<QueryAnalysis> {
+  const costOf = (plan: PlanNode) => Math.round((plan['Total Cost'] + descent(plan)) * 100) / 100;
   let base: PlanNode;
   try {
     base = await explain(client, q.query);
@@ -318,7 +329,7 @@ async function analyzeOne(
   const result: QueryAnalysis = {
     hash: q.hash,
     plan: base,
-    cost: base['Total Cost'],
+    cost: costOf(base),
     planShape: planShape(base),
     recommendations: [],
     ...(parseError ? { error: parseError } : {}),
@@ -340,13 +351,13 @@ async function analyzeOne(
       if ([...c.names].some((n) => used.has(n))) tried.push({ c, plan });
     }
     if (tried.length === 0) break;
-    const best = Math.min(...tried.map((t) => t.plan['Total Cost']));
+    const best = Math.min(...tried.map((t) => costOf(t.plan)));
     // Near-ties go to the smaller index: it costs less to keep and the planner sees no difference.
     const pick = tried
-      .filter((t) => t.plan['Total Cost'] <= best + Math.max(0.01 * best, 0.01))
+      .filter((t) => costOf(t.plan) <= best + Math.max(0.01 * best, 0.01))
       .sort((a, b) => a.c.pages - b.c.pages || a.c.keys.length + a.c.include.length - (b.c.keys.length + b.c.include.length))[0]!;
-    const before = current['Total Cost'];
-    const after = pick.plan['Total Cost'];
+    const before = costOf(current);
+    const after = costOf(pick.plan);
     const savedPct = before > 0 ? ((before - after) / before) * 100 : 0;
     if (savedPct < limits.minSavedPct) break;
     chosen.push(pick.c);
@@ -367,6 +378,53 @@ async function analyzeOne(
   }
   if (chosen.length) result.planAfter = nameCandidates(current, chosen);
   return result;
+}
+
+/** Production B-tree heights of the source's indexes, estimated from their page counts. */
+function existingHeights(snapshot: SourceSnapshot): Map<string, number> {
+  const out = new Map<string, number>();
+  const pages = new Map(snapshot.relations.filter((r) => r.kind === 'i').map((r) => [`${r.schema}.${r.name}`, Math.max(r.blocks, r.relpages)]));
+  for (const i of snapshot.indexes) {
+    if (i.am !== 'btree') continue;
+    const first = i.keys[0];
+    const width = first ? columnStats(snapshot, i.schema, i.table, first).avgWidth : 8;
+    out.set(i.name, estimateBtreeHeight(pages.get(`${i.schema}.${i.name}`) ?? 1, width));
+  }
+  return out;
+}
+
+/**
+ * What the shadow's plan is not charged for B-tree descents. The shadow's indexes hold at most
+ * two rows, so _bt_getrootheight says 0 and btcostestimate charges every scan
+ * height x 50 x cpu_operator_cost less than production does. Alone that is 0.125 a level, but
+ * an index probed on the inner side of a nested loop pays it once per outer row, and once per
+ * partition: a nested loop over a partitioned table can look 30% cheaper than it is (measured:
+ * 59k vs 84k, and production chose a hash join instead). The plan's own node costs are left as
+ * PostgreSQL gave them; the advisor compares and reports costs with this added.
+ */
+function descentCorrection(heights: Map<string, number>, cpuOperatorCost: number): (plan: PlanNode) => number {
+  // `loops`: how often the node runs; `fraction`: the share of its output a Limit above reads,
+  // reset by nodes that read all their input before returning a row.
+  const walk = (node: PlanNode, loops: number, fraction: number): number => {
+    let sum = 0;
+    const name = node['Index Name'];
+    if (typeof name === 'string' && /Index/.test(node['Node Type'])) sum += (heights.get(name) ?? 0) * 50 * cpuOperatorCost * loops * fraction;
+    const children = node.Plans ?? [];
+    const outerRows = children.find((c) => c['Parent Relationship'] === 'Outer')?.['Plan Rows'] ?? 1;
+    const type = node['Node Type'];
+    const blocking = type === 'Sort' || type === 'Incremental Sort' || type === 'Hash' || type === 'Materialize' || (type === 'Aggregate' && node.Strategy !== 'Sorted');
+    for (const child of children) {
+      let childLoops = loops;
+      let childFraction = blocking ? 1 : fraction;
+      if (type === 'Nested Loop' && child['Parent Relationship'] === 'Inner') childLoops = loops * Math.max(outerRows, 1);
+      if (type === 'Materialize' || type === 'Hash') childLoops = 1;
+      // A Limit runs its input for a fraction of its rows (the planner scales the cost alike).
+      if (type === 'Limit') childFraction = fraction * Math.min(1, node['Plan Rows'] / Math.max(child['Plan Rows'], 1));
+      sum += walk(child, childLoops, childFraction);
+    }
+    return sum;
+  };
+  return (plan) => walk(plan, 1, 1);
 }
 
 /** Marker that starts the name of a recommended index in a plan (the client shows it as such). */

@@ -55,3 +55,16 @@ export function estimateIndexPages(shape: IndexShape): number {
   for (let level = leaves; level > 1; level = Math.ceil(level / fanout)) internal += Math.ceil(level / fanout);
   return Math.max(1, leaves) + internal + 1; // + metapage
 }
+
+/**
+ * Levels above the leaves of a B-tree of `pages` pages (what _bt_getrootheight reports), from
+ * the width of its pivot tuples: suffix truncation leaves them mostly the first key column.
+ * Internal pages are filled to 70% by CREATE INDEX.
+ */
+export function estimateBtreeHeight(pages: number, firstKeyWidth: number): number {
+  const leaves = Math.max(pages - 1, 1);
+  const fanout = Math.max(2, Math.floor((USABLE * 0.7) / (maxalign(8 + Math.max(firstKeyWidth, 1)) + 4)));
+  let height = 0;
+  for (let n = leaves; n > 1; n = Math.ceil(n / fanout)) height++;
+  return height;
+}

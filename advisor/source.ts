@@ -65,6 +65,21 @@ export interface SourceSnapshot {
   indexes: SourceIndex[];
   columns: SourceColumn[];
   stats: SourceColumnStats[];
+  /**
+   * Actual smallest and largest values of columns that lead a plain B-tree index, read through
+   * that index. The planner reads them itself (get_actual_variable_range) when a constant falls
+   * beyond the histogram; the shadow stores them as two rows so its planner finds them too.
+   */
+  endpoints?: SourceEndpoint[];
+}
+
+export interface SourceEndpoint {
+  schema: string;
+  table: string;
+  column: string;
+  /** Text forms (DateStyle ISO), null when the column holds no value. */
+  min: string | null;
+  max: string | null;
 }
 
 // Schemas that belong to PostgreSQL itself.
@@ -156,6 +171,19 @@ const SQL = {
             JOIN pg_type t ON t.oid = a.atttypid
             WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v') AND a.attnum > 0 AND NOT a.attisdropped AND ${SYSTEM_SCHEMAS}
             ORDER BY 1, 2, a.attnum`,
+  // Columns the planner may probe for their actual extremes: the leading column of a valid,
+  // non-partial B-tree index with the type's default operator class and the column's collation
+  // (get_actual_variable_range only uses such an index). Leaf tables only: partitioned parents have
+  // no index the planner scans.
+  endpointColumns: `SELECT DISTINCT n.nspname AS schema, t.relname AS table, a.attname AS column
+            FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+            JOIN pg_namespace n ON n.oid = t.relnamespace JOIN pg_am am ON am.oid = c.relam
+            JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
+            JOIN pg_opclass oc ON oc.oid = i.indclass[0]
+            WHERE am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND i.indkey[0] <> 0 AND oc.opcdefault
+              AND i.indcollation[0] = a.attcollation AND t.relkind = 'r' AND t.reltuples > 0
+              AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_class')}
+            ORDER BY 1, 2, 3`,
   // Settings that change plans or costs; only ones a session may SET are replayed.
   settings: `SELECT name, setting FROM pg_settings
              WHERE (category LIKE 'Query Tuning%' OR name IN ('work_mem', 'hash_mem_multiplier', 'max_parallel_workers',
@@ -190,6 +218,8 @@ export async function readSource(client: pg.Client, options: { statementTimeoutM
     await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(options.statementTimeoutMs ?? 60_000))}`);
     // pg_relation_size takes AccessShareLock: give up rather than queue behind a migration's ACCESS EXCLUSIVE
     await client.query(`SET LOCAL lock_timeout = '2s'`);
+    // Values read as text (statistics, extremes) must parse the same way in the shadow.
+    await client.query(`SET LOCAL datestyle = 'ISO, YMD'; SET LOCAL intervalstyle = 'postgres'; SET LOCAL extra_float_digits = 3`);
     const [meta] = await q(`SELECT current_setting('server_version_num')::int AS v, current_setting('search_path') AS sp, current_setting('block_size')::int AS bs,
       (SELECT datcollate FROM pg_database WHERE datname = current_database()) AS collate, (SELECT datctype FROM pg_database WHERE datname = current_database()) AS ctype`);
     const version = Number(meta!.v);
@@ -276,8 +306,41 @@ export async function readSource(client: pg.Client, options: { statementTimeoutM
         values: Object.fromEntries(fields.map((f) => [f, (r[f] as string | number | null) ?? null])),
       })),
     };
+    snapshot.endpoints = await readEndpoints(client, q, options.statementTimeoutMs);
     return snapshot;
   } finally {
     await client.query('ROLLBACK');
   }
+}
+
+/**
+ * Each endpoint is two index-only probes (ORDER BY col [DESC] LIMIT 1 over the column's B-tree
+ * index, as the planner does). Each runs under a savepoint with a short timeout: a column that
+ * cannot be read (privileges, lock, a planner that would not use the index) is left out.
+ */
+async function readEndpoints(client: pg.Client, q: (sql: string) => Promise<Row[]>, statementTimeoutMs?: number): Promise<SourceEndpoint[]> {
+  const out: SourceEndpoint[] = [];
+  const timeout = Math.max(1, Math.min(5_000, Math.round(statementTimeoutMs ?? 5_000)));
+  const ident = pg.escapeIdentifier;
+  for (const r of await q(SQL.endpointColumns)) {
+    const [schema, table, column] = [String(r.schema), String(r.table), String(r.column)];
+    const rel = `ONLY ${ident(schema)}.${ident(table)}`;
+    const col = ident(column);
+    await client.query('SAVEPOINT qt_endpoint');
+    try {
+      await client.query(`SET LOCAL statement_timeout = ${timeout}`);
+      const [row] = await q(
+        `SELECT (SELECT ${col}::text FROM ${rel} WHERE ${col} IS NOT NULL ORDER BY ${col} LIMIT 1) AS min,
+                (SELECT ${col}::text FROM ${rel} WHERE ${col} IS NOT NULL ORDER BY ${col} DESC LIMIT 1) AS max`,
+      );
+      out.push({ schema, table, column, min: (row?.min as string | null) ?? null, max: (row?.max as string | null) ?? null });
+      await client.query('RELEASE SAVEPOINT qt_endpoint');
+    } catch {
+      await client.query('ROLLBACK TO SAVEPOINT qt_endpoint');
+      await client.query('RELEASE SAVEPOINT qt_endpoint');
+    }
+  }
+  // The savepoints' SET LOCAL went with them; restore the snapshot's timeout for what follows.
+  await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.round(statementTimeoutMs ?? 60_000))}`);
+  return out;
 }
