@@ -77,7 +77,8 @@ export const listQueriesInput = z.object({
   id: pathParam(id),
   source: sourceSchema.optional(),
   q: z.string().max(1000).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  // A plain GET returns up to 1,000 entries; X-Total-Count tells when there are more to page through.
+  limit: z.coerce.number().int().min(1).max(5000).default(1000),
   offset: z.coerce.number().int().min(0).default(0),
 });
 export const getQueryInput = z.object({ id: pathParam(id), hash: pathParam(hashSchema) });
