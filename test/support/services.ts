@@ -1,7 +1,7 @@
 // The app's own store for tests, on both backends: PGlite (in memory) and a real PostgreSQL server
 // (started here, or TEST_DATABASE_URL's server with a fresh database per test suite).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -73,6 +73,7 @@ export async function startTestServer(services: Services, options: { clientDir?:
     close: async () => {
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await services.store.close();
+      rmSync(services.config.dataDir, { recursive: true, force: true });
     },
   };
 }
