@@ -1,5 +1,6 @@
 // A modal confirmation: focus moves into it, Tab stays inside, Escape cancels, and focus goes back
 // to the control that opened it.
+import { FormError } from './Field';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 interface ConfirmDialogProps {
@@ -61,11 +62,7 @@ export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCanc
         <div id={bodyId} className="dialog-body">
           {children}
         </div>
-        {error ? (
-          <p className="field-error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <FormError>{error}</FormError>
         <div className="dialog-actions">
           <button ref={cancelRef} type="button" className="button" onClick={onCancel} disabled={pending}>
             Cancel

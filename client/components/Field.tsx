@@ -85,3 +85,24 @@ export function SelectField({ label, value, onChange, options, error, ...rest }:
     </FieldShell>
   );
 }
+
+/** An error about a whole form or action (not one field), announced when it appears. */
+export function FormError({ children }: { children?: ReactNode }) {
+  if (!children) return null;
+  return (
+    <p className="field-error" role="alert">
+      {children}
+    </p>
+  );
+}
+
+/** A form's submit button, which says what it is doing while the request runs. */
+export function SubmitButton({ pending, label, pendingLabel }: { pending: boolean; label: string; pendingLabel: string }) {
+  return (
+    <div className="form-actions">
+      <button type="submit" className="button button-primary" disabled={pending}>
+        {pending ? pendingLabel : label}
+      </button>
+    </div>
+  );
+}

@@ -2,7 +2,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { nameSchema, slugify, slugSchema } from '../../shared/validation';
-import { TextField } from '../components/Field';
+import { TextField, FormError, SubmitButton } from '../components/Field';
 import { RelativeTime } from '../components/RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { apiCodeOf, fieldErrorsOf, messageOf, validate } from '../lib/errors';
@@ -75,16 +75,8 @@ function CreateEnvironmentForm() {
           required
         />
       </div>
-      {formError ? (
-        <p className="field-error" role="alert">
-          {formError}
-        </p>
-      ) : null}
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create environment'}
-        </button>
-      </div>
+      <FormError>{formError}</FormError>
+      <SubmitButton pending={create.isPending} label="Create environment" pendingLabel="Creating…" />
     </form>
   );
 }

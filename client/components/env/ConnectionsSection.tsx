@@ -4,7 +4,7 @@ import { connectionStringSchema, labelSchema, ROLES, type Role } from '../../../
 import { fieldErrorsOf, messageOf, validate } from '../../lib/errors';
 import { trpc, type RouterOutputs } from '../../trpc';
 import { Badge, roleTone } from '../Badge';
-import { SelectField, TextField } from '../Field';
+import { SelectField, TextField, FormError, SubmitButton } from '../Field';
 import { RelativeTime } from '../RelativeTime';
 import { EmptyState } from '../States';
 
@@ -69,16 +69,8 @@ function AddConnectionForm({ envId }: { envId: string }) {
           spellCheck={false}
         />
       </div>
-      {formError ? (
-        <p className="field-error" role="alert">
-          {formError}
-        </p>
-      ) : null}
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={add.isPending}>
-          {add.isPending ? 'Adding…' : 'Add connection'}
-        </button>
-      </div>
+      <FormError>{formError}</FormError>
+      <SubmitButton pending={add.isPending} label="Add connection" pendingLabel="Adding…" />
     </form>
   );
 }
@@ -139,11 +131,7 @@ export function ConnectionsSection({ env }: { env: Environment }) {
           </table>
         </div>
       )}
-      {remove.isError ? (
-        <p className="field-error" role="alert">
-          The connection could not be removed: {messageOf(remove.error)}
-        </p>
-      ) : null}
+      <FormError>{remove.isError ? <>The connection could not be removed: {messageOf(remove.error)}</> : null}</FormError>
       <AddConnectionForm envId={env.id} />
     </section>
   );

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { repoSchema } from '../../../shared/validation';
 import { apiCodeOf, fieldErrorsOf, messageOf, validate } from '../../lib/errors';
 import { trpc, type RouterOutputs } from '../../trpc';
-import { TextField } from '../Field';
+import { TextField, FormError } from '../Field';
 import { RelativeTime } from '../RelativeTime';
 import { EmptyState } from '../States';
 
@@ -63,11 +63,7 @@ export function ReposSection({ env }: { env: Environment }) {
           ))}
         </ul>
       )}
-      {unlink.isError ? (
-        <p className="field-error" role="alert">
-          The repository could not be unlinked: {messageOf(unlink.error)}
-        </p>
-      ) : null}
+      <FormError>{unlink.isError ? <>The repository could not be unlinked: {messageOf(unlink.error)}</> : null}</FormError>
       <form className="subform subform-inline" onSubmit={onSubmit} noValidate aria-label="Link a repository">
         <TextField
           label="Repository"
@@ -86,11 +82,7 @@ export function ReposSection({ env }: { env: Environment }) {
           {link.isPending ? 'Linking…' : 'Link repository'}
         </button>
       </form>
-      {formError ? (
-        <p className="field-error" role="alert">
-          {formError}
-        </p>
-      ) : null}
+      <FormError>{formError}</FormError>
     </section>
   );
 }
