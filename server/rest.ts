@@ -10,7 +10,6 @@ import { appRouter } from './routers/root';
 import { createContext, type Context, type Services } from './trpc';
 import { apiCode, type ApiErrorCode } from './errors';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import { readFileSync } from 'node:fs';
 
 type ProcedureMeta = { successStatus?: number; openapi?: { method: string; path: string } };
 
@@ -51,8 +50,7 @@ export function openApiDocument(baseUrl: string): OpenAPIObject {
   };
   for (const meta of proceduresWithMeta().values()) {
     if (!meta.openapi) continue;
-    const openapiPath = meta.openapi.path.replace(/\{(\w+)\}/g, '{$1}');
-    const operation = doc.paths?.[openapiPath]?.[meta.openapi.method.toLowerCase() as 'get'];
+    const operation = doc.paths?.[meta.openapi.path]?.[meta.openapi.method.toLowerCase() as 'get'];
     if (!operation?.responses) continue;
     if (meta.successStatus && meta.successStatus !== 200) {
       const ok = operation.responses['200'];
@@ -100,16 +98,15 @@ function rewriteErrors(res: Response) {
   }) as Response['end'];
 }
 
-function docsPage(): string {
-  return `<!doctype html>
+// Served at /api/docs/ (the trailing slash is enforced), so its links are relative to that folder.
+const DOCS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>querytrail API reference</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="stylesheet" href="docs/assets/swagger-ui.css"></head>
+<link rel="stylesheet" href="assets/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div>
-<script src="docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#swagger-ui' });</script>
+<script src="assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '../openapi.json', dom_id: '#swagger-ui' });</script>
 </body></html>`;
-}
 
 export function createRestRouter(services: Services) {
   const rest = express.Router();
@@ -126,14 +123,18 @@ export function createRestRouter(services: Services) {
     next();
   });
 
+  // The router never changes while the process runs: build the document once per base URL.
+  const documents = new Map<string, OpenAPIObject>();
   rest.get('/openapi.json', (req: Request, res: Response) => {
-    res.json(openApiDocument(`${req.protocol}://${req.get('host')}${req.baseUrl}`));
+    const baseUrl = `${req.protocol}://${req.get('host')}${req.baseUrl}`;
+    if (!documents.has(baseUrl) && documents.size < 16) documents.set(baseUrl, openApiDocument(baseUrl));
+    res.json(documents.get(baseUrl) ?? openApiDocument(baseUrl));
   });
   const require = createRequire(import.meta.url);
   const swaggerDir = require('swagger-ui-dist').getAbsoluteFSPath() as string;
   rest.get(['/docs', '/docs/'], (req, res) => {
     if (!req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, `${req.baseUrl}/docs/`);
-    res.type('html').send(docsPage().replaceAll('docs/assets', 'assets').replace("url: 'openapi.json'", "url: '../openapi.json'"));
+    res.type('html').send(DOCS_PAGE);
   });
   rest.use('/docs/assets', express.static(swaggerDir, { index: false }));
 
@@ -171,5 +172,3 @@ export function createRestRouter(services: Services) {
   rest.use(bodyErrors);
   return rest;
 }
-
-export const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;

@@ -82,13 +82,3 @@ export const listQueriesInput = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 export const getQueryInput = z.object({ id: pathParam(id), hash: pathParam(hashSchema) });
-
-/** The shape every error of the environments API has, on REST. */
-export const apiErrorBody = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-  }),
-});
-export type ApiErrorBody = z.infer<typeof apiErrorBody>;

@@ -10,7 +10,6 @@ import { conflict, isUniqueViolation } from '../errors';
 import { newId } from '../ids';
 import type { Services } from '../trpc';
 import { requireEnvironment } from '../routers/environments';
-import { rowsOf } from '../catalog/sql';
 
 type AnalyzeFn = typeof analyzeQueries;
 
@@ -193,11 +192,9 @@ export async function fillRunCosts(db: Db, runId: string): Promise<void> {
 
 /** Analyses interrupted by a restart will never finish: say so instead of showing them running forever. */
 export async function failInterruptedAnalyses(db: Db): Promise<void> {
-  if (running.size > 0) return;
-  await rowsOf(
-    db,
+  await db.execute(
     sql`UPDATE analysis_runs SET status = 'failed', phase = 'failed', finished_at = now(),
           error = 'Interrupted: the server stopped while this analysis ran; start it again'
-        WHERE status = 'running' RETURNING id`,
+        WHERE status = 'running'`,
   );
 }
