@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteSyncResponseSchema, type DatabaseSchema, type Meta, type RemoteSyncResponse, type Table } from '../shared/analyzer-schema';
 import { startPostgres, type PostgresServer } from '../test/support/postgres';
-import { DEFAULT_LIMITS, openReadOnlyPool } from './db';
+import { openGateway } from '../gateway/index';
 import { majorsUnderTest, postSync, startTestAnalyzer } from './test-helpers';
 
 const WEIRD_SCHEMA = 'Weird "Schema" ü';
@@ -211,18 +211,19 @@ describe.each(majorsUnderTest())('sync as seen by its user on PostgreSQL %i', (m
     expect(afterWrite.counters).not.toBe(before.counters);
   });
 
-  it('opens sessions that refuse writes, even when the connection string asks otherwise', async () => {
-    const sneaky = `${url}?options=${encodeURIComponent('-c default_transaction_read_only=off')}`;
-    const db = openReadOnlyPool(sneaky, DEFAULT_LIMITS);
+  it('opens sessions that refuse writes, and refuses a connection string that would set session options', async () => {
+    const db = openGateway(url);
     try {
-      await expect(db.query('CREATE TABLE should_not_exist (id int)')).rejects.toMatchObject({ code: '25006' });
-      await expect(db.query(`INSERT INTO empty_table VALUES (1)`)).rejects.toMatchObject({ code: '25006' });
-      const { rows } = await db.query<{ application_name: string }>('SHOW application_name');
+      await expect(db.rows('CREATE TABLE should_not_exist (id int)')).rejects.toMatchObject({ code: '25006' });
+      await expect(db.rows(`INSERT INTO public.empty_table VALUES (1)`)).rejects.toMatchObject({ code: '25006' });
+      const rows = await db.rows<{ application_name: string }>('SHOW application_name');
       expect(rows[0]?.application_name).toBe('querytrail-analyzer');
     } finally {
-      await db.end();
+      await db.close();
     }
-    // The sync itself refuses a session that is not read only; here the option is ours, so it syncs.
-    expect((await postSync(analyzer.url, { db: sneaky })).status).toBe(200);
+    const sneaky = `${url}?options=${encodeURIComponent('-c default_transaction_read_only=off')}`;
+    const refused = await postSync(analyzer.url, { db: sneaky });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('"options" is not accepted') });
   });
 });

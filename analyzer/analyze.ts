@@ -1,17 +1,22 @@
 // POST /postgres/analyze: plans, costs and index recommendations for one database, planned with
 // that database's own statistics in the advisor's shadow server. The database is only read.
-import { analyzeQueries } from '../advisor/index';
+import { analyzeQueries, ShadowBusyError } from '../advisor/index';
 import { fingerprintQuery } from '../shared/sql-fingerprint';
 import { isDataQuery } from '../shared/data-queries';
 import type { AnalyzeRequest, AnalyzeResponse, PlanNode } from '../shared/analysis';
 import { readServer } from './catalog/server.sql';
-import { openReadOnlyPool, type SessionLimits } from './db';
+import { GatewayError, openGateway, type Gateway, type SessionLimits } from '../gateway/index';
 import { AnalyzerHttpError, classifyConnectionError } from './errors';
 import { readQueries } from './queries';
 
 export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLimits): Promise<AnalyzeResponse> {
   const started = Date.now();
-  const pool = openReadOnlyPool(request.db, limits);
+  let pool: Gateway;
+  try {
+    pool = openGateway(request.db, { limits });
+  } catch (error) {
+    throw classifyConnectionError(error);
+  }
   let database: string;
   let queries: { hash: string; query: string; calls?: number }[];
   try {
@@ -44,11 +49,19 @@ export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLi
       }
     }
   } finally {
-    await pool.end();
+    await pool.close();
   }
 
   const byHash = new Map(queries.map((q) => [q.hash, q]));
-  const result = await analyzeQueries({ source: request.db, queries: [...byHash.values()] });
+  let result: Awaited<ReturnType<typeof analyzeQueries>>;
+  try {
+    result = await analyzeQueries({ source: request.db, queries: [...byHash.values()] });
+  } catch (error) {
+    // The advisor reads its snapshot through the gateway: a failure there is classified like ours.
+    if (error instanceof GatewayError) throw classifyConnectionError(error);
+    if (error instanceof ShadowBusyError) throw new AnalyzerHttpError(503, 'shadow_busy', error.message);
+    throw error;
+  }
   return {
     database,
     durationMs: Date.now() - started,

@@ -6,7 +6,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import { syncRequestSchema, type AnalyzerError, type AnalyzerErrorCode } from '../shared/analyzer-schema';
 import { loadParser } from '../shared/sql-fingerprint';
 import { accessGuard, accessOptions, type AccessConfigInput } from './cors';
-import type { SessionLimits } from './db';
+import type { SessionLimits } from '../gateway/index';
 import { AnalyzerHttpError, messageOf } from './errors';
 import { DEFAULT_SYNC_SETTINGS, syncDatabase, type SyncSettings } from './sync';
 import { analyzeDatabase } from './analyze';

@@ -7,6 +7,7 @@ import { listConstraints } from './catalog/constraints.sql';
 import { listExtensions } from './catalog/extensions.sql';
 import { listFunctions } from './catalog/functions.sql';
 import { listIndexes } from './catalog/indexes.sql';
+import { listSampleColumns, type SampleColumnRow } from './catalog/sample-columns.sql';
 import { sampleRows } from './catalog/sample-rows.sql';
 import { listSchemas } from './catalog/schemas.sql';
 import { listSequences } from './catalog/sequences.sql';
@@ -15,8 +16,7 @@ import { listTables } from './catalog/tables.sql';
 import { listTriggers } from './catalog/triggers.sql';
 import { listTypes } from './catalog/types.sql';
 import { listViews } from './catalog/views.sql';
-import type { Db } from './db';
-import { messageOf } from './errors';
+import { messageOf, type Gateway } from '../gateway/index';
 
 export interface SchemaOptions {
   /** Rows sampled per table; 0 turns sampling off. */
@@ -72,7 +72,7 @@ function toColumnStats(row: ColumnStatsRow): ColumnStats {
   return stats;
 }
 
-export async function readSchema(db: Db, options: SchemaOptions): Promise<DatabaseSchema> {
+export async function readSchema(db: Gateway, options: SchemaOptions): Promise<DatabaseSchema> {
   const warnings: string[] = [];
   // The pool runs a few statements at once, in the order they are issued: the slowest go first
   // (on GitLab, indexes, constraints and sizes each take a few hundred ms) so they never queue.
@@ -133,7 +133,7 @@ export async function readSchema(db: Db, options: SchemaOptions): Promise<Databa
 }
 
 async function sampleTables(
-  db: Db,
+  db: Gateway,
   tables: { oid: number; schema: string; name: string; kind: Table['kind'] }[],
   statsByOid: Map<number, TableStatsRow>,
   haveStats: boolean,
@@ -158,13 +158,24 @@ async function sampleTables(
     return 'sample';
   });
   if (overBudget > 0) warnings.push(`${overBudget} tables holding rows were not sampled (limit ${options.maxSampledTables}).`);
+  // How each column of the tables to sample may be read (one catalog query for all of them).
+  const toSample = tables.filter((_, i) => plans[i] === 'sample').map((t) => t.oid);
+  let columnsByTable: Map<number, SampleColumnRow[]>;
+  try {
+    columnsByTable = groupBy(await listSampleColumns(db, toSample), (c) => c.relationOid);
+  } catch (error) {
+    const failed: Result<SampleRow[]> = { type: 'error', error: `Not sampled: the column types could not be read (${messageOf(error)})` };
+    return plans.map((plan) => (plan === 'sample' ? failed : plan));
+  }
+  const unreadable = [...columnsByTable.values()].flat().filter((c) => c.read === null).length;
+  if (unreadable > 0) warnings.push(`${unreadable} columns are left out of sample rows: their type prints through a function that is not C or internal code.`);
   return mapLimit(
     tables.map((table, i) => ({ table, plan: plans[i] ?? empty })),
     options.sampleConcurrency,
     async ({ table, plan }): Promise<Result<SampleRow[]>> => {
       if (plan !== 'sample') return plan;
       try {
-        return { type: 'ok', value: await sampleRows(db, table.schema, table.name, options.sampleRows) };
+        return { type: 'ok', value: await sampleRows(db, table.schema, table.name, columnsByTable.get(table.oid) ?? [], options.sampleRows) };
       } catch (error) {
         return { type: 'error', error: messageOf(error) };
       }

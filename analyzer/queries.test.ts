@@ -154,7 +154,24 @@ describe('which statements belong in the query catalog', () => {
     ['SELECT * FROM pg_stat_statements(true)', 'systemCatalog'],
     ['BEGIN', 'session'],
     ['SET search_path = public', 'session'],
+    ['/* a /* nested */ comment */ SELECT relname FROM pg_class', 'systemCatalog'],
+    ['(((SELECT relname FROM pg_class)))', 'systemCatalog'],
   ])('%j is %s', (query, kind) => {
     expect(classifyStatement(query)).toBe(kind);
+  });
+
+  // Any database user can leave such a text in pg_stat_statements; a backtracking pattern took
+  // seconds on 190 characters, doubling with each comment, and blocked the server meanwhile.
+  it.each(
+    [
+      ['/**/'.repeat(47) + 'xy', 'user'],
+      ['/**/'.repeat(2500), 'user'],
+      ['/**/'.repeat(2500) + 'x', 'user'],
+      ['/**/ '.repeat(2000) + 'SELECT relname FROM pg_class', 'systemCatalog'],
+    ].map(([query, kind]) => ({ query: query!, kind, length: query!.length })),
+  )('classifies a $length-character statement of repeated comments as $kind in under 50 ms', ({ query, kind }) => {
+    const started = performance.now();
+    expect(classifyStatement(query)).toBe(kind);
+    expect(performance.now() - started).toBeLessThan(50);
   });
 });

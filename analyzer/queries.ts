@@ -1,11 +1,11 @@
 // Turns pg_stat_statements rows into the query catalog's entries: one per libpg_query fingerprint,
 // so the same statement seen under several queryids (other roles, top-level or nested, literals
 // pg_stat_statements did not normalize) becomes one entry with its figures merged.
-import { fingerprintSync, parseSync } from 'libpg-query';
+import { parseSync } from 'libpg-query';
 import type { QueryStats } from '../shared/analyzer-schema';
-import { formatQuery, loadParser } from '../shared/sql-fingerprint';
+import { fingerprintOf, formatQuery, loadParser } from '../shared/sql-fingerprint';
 import { listStatements, type StatementRow } from './catalog/statements.sql';
-import type { Db } from './db';
+import type { Gateway } from '../gateway/index';
 
 /** What pg_stat_statements shows for another role's statement without pg_read_all_stats. */
 export const INSUFFICIENT_PRIVILEGE = '<insufficient privilege>';
@@ -55,15 +55,56 @@ function isSystemRelation({ schema, name }: Relation): boolean {
 
 export type StatementKind = 'user' | 'systemCatalog' | 'session';
 
-/** Whether a statement belongs in the catalog: not one that reads only PostgreSQL's own catalogs. */
+/**
+ * Where a statement's first keyword starts: past whitespace, opening parentheses and comments
+ * (nested block comments included, as PostgreSQL reads them). A plain loop: statement texts come
+ * from pg_stat_statements, where any database user can leave one built to make a backtracking
+ * regular expression take forever.
+ */
+export function firstKeywordAt(query: string): number {
+  let i = 0;
+  while (i < query.length) {
+    const c = query.charCodeAt(i);
+    // space, \t, \n, \v, \f, \r and (
+    if (c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0x28) {
+      i++;
+    } else if (query.startsWith('--', i)) {
+      const end = query.indexOf('\n', i + 2);
+      if (end < 0) return query.length;
+      i = end + 1;
+    } else if (query.startsWith('/*', i)) {
+      let depth = 1;
+      i += 2;
+      while (i < query.length && depth > 0) {
+        if (query.startsWith('/*', i)) {
+          depth++;
+          i += 2;
+        } else if (query.startsWith('*/', i)) {
+          depth--;
+          i += 2;
+        } else i++;
+      }
+    } else break;
+  }
+  return i;
+}
+
 // Parsing is costly (a sync may see thousands of long DDL statements), so only statements that
 // could be anything but 'user' are parsed: a query naming a system catalog, or one starting with a
 // session keyword. DDL that mentions pg_ (a pg_trgm opclass, pg_catalog.set_config) is not a query.
-const MAY_BE_SYSTEM = /^(?:[\s(]|\/\*[\s\S]*?\*\/|--[^\n]*\n)*(?:select|with|table|values)\b[\s\S]*(?:\bpg_|information_schema)/i;
-const MAY_BE_SESSION = /^\s*(begin|start|commit|end|rollback|abort|savepoint|release|prepare\s+transaction|set|reset|show|discard|deallocate)\b/i;
+// Each pattern is anchored and has no nested or overlapping repetition: linear in the text's length.
+const QUERY_KEYWORD = /^(?:select|with|table|values)\b/i;
+const NAMES_SYSTEM = /\bpg_|information_schema/i;
+const MAY_BE_SESSION = /^\s*(?:begin|start|commit|end|rollback|abort|savepoint|release|prepare\s+transaction|set|reset|show|discard|deallocate)\b/i;
 
+function mayBeSystem(query: string): boolean {
+  const rest = query.slice(firstKeywordAt(query));
+  return QUERY_KEYWORD.test(rest) && NAMES_SYSTEM.test(rest);
+}
+
+/** Whether a statement belongs in the catalog: not one that reads only PostgreSQL's own catalogs. */
 export function classifyStatement(query: string): StatementKind {
-  if (!MAY_BE_SYSTEM.test(query) && !MAY_BE_SESSION.test(query)) return 'user';
+  if (!mayBeSystem(query) && !MAY_BE_SESSION.test(query)) return 'user';
   let tree: ReturnType<typeof parseSync>;
   try {
     tree = parseSync(query);
@@ -77,11 +118,12 @@ export function classifyStatement(query: string): StatementKind {
   return 'user';
 }
 
-function hashOf(row: StatementRow & { query: string }): string {
+/** The statement's fingerprint, or null when the parser cannot read it. */
+function hashOf(query: string): string | null {
   try {
-    return fingerprintSync(row.query);
+    return fingerprintOf(query);
   } catch {
-    return `queryid:${row.queryid ?? ''}`;
+    return null;
   }
 }
 
@@ -89,7 +131,7 @@ function hashOf(row: StatementRow & { query: string }): string {
 // sync (thousands of statements on a busy server), while the texts barely change between two syncs.
 // Kept per process, bounded: the oldest entries go first.
 const CACHE_LIMIT = 50_000;
-const hashCache = new Map<string, string | null>();
+const hashCache = new Map<string, string | null | typeof UNPARSEABLE>();
 const formatCache = new Map<string, string>();
 
 function remember<V>(cache: Map<string, V>, key: string, value: V): V {
@@ -98,15 +140,28 @@ function remember<V>(cache: Map<string, V>, key: string, value: V): V {
   return value;
 }
 
-/** The entry's fingerprint, or null when the statement does not belong in the catalog. */
-function catalogHash(row: StatementRow & { query: string }): string | null {
-  const cached = hashCache.get(row.query);
+const UNPARSEABLE = Symbol('unparseable');
+
+/**
+ * The entry's fingerprint; null when the statement does not belong in the catalog, UNPARSEABLE when
+ * the parser cannot read it (PostgreSQL 18 keeps `SAVEPOINT $1`, which is not valid SQL).
+ */
+function catalogHash(query: string): string | null | typeof UNPARSEABLE {
+  const cached = hashCache.get(query);
   if (cached !== undefined) return cached;
-  return remember(hashCache, row.query, classifyStatement(row.query) === 'user' ? hashOf(row) : null);
+  return remember(hashCache, query, classifyStatement(query) === 'user' ? (hashOf(query) ?? UNPARSEABLE) : null);
 }
 
 async function formatted(query: string): Promise<string> {
-  return formatCache.get(query) ?? remember(formatCache, query, await formatQuery(query));
+  const cached = formatCache.get(query);
+  if (cached !== undefined) return cached;
+  let text: string;
+  try {
+    text = await formatQuery(query);
+  } catch {
+    text = query; // it fingerprinted, so it parses; printing it is a nicety
+  }
+  return remember(formatCache, query, text);
 }
 
 /** Merges statistics of one fingerprint; stddev is pooled (pg_stat_statements keeps the population stddev). */
@@ -136,15 +191,18 @@ function merge(rows: (StatementRow & { query: string })[]): Omit<QueryStats, 'ha
 export interface QueriesResult {
   queries: QueryStats[];
   insufficientPrivilege: number;
+  /** Entries the parser could not read: left out and counted, never a failure of the whole read. */
+  unparseable: number;
 }
 
 /**
  * The connected database's statements, most total time first, at most `limit` entries. Only the
  * entries kept are pretty-printed: deparsing is the costly step.
  */
-export async function readQueries(db: Db, databaseOid: number, database: string, limit: number): Promise<QueriesResult> {
+export async function readQueries(db: Gateway, databaseOid: number, database: string, limit: number): Promise<QueriesResult> {
   const [rows] = await Promise.all([listStatements(db, databaseOid, database), loadParser()]);
   let insufficientPrivilege = 0;
+  let unparseable = 0;
   const groups = new Map<string, (StatementRow & { query: string })[]>();
   for (const row of rows) {
     if (row.query === null || row.query === INSUFFICIENT_PRIVILEGE) {
@@ -152,8 +210,12 @@ export async function readQueries(db: Db, databaseOid: number, database: string,
       continue;
     }
     const withText = row as StatementRow & { query: string };
-    const hash = catalogHash(withText);
+    const hash = catalogHash(withText.query);
     if (hash === null) continue;
+    if (hash === UNPARSEABLE) {
+      unparseable++;
+      continue;
+    }
     const group = groups.get(hash);
     if (group) group.push(withText);
     else groups.set(hash, [withText]);
@@ -165,5 +227,5 @@ export async function readQueries(db: Db, databaseOid: number, database: string,
     const { hash, ...figures } = entry;
     queries.push({ hash, formattedQuery: await formatted(entry.query), ...figures });
   }
-  return { queries, insufficientPrivilege };
+  return { queries, insufficientPrivilege, unparseable };
 }

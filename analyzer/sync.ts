@@ -15,7 +15,7 @@ import { listDisabledIndexes } from './catalog/disabled-indexes.sql';
 import { readServer, type ServerRow } from './catalog/server.sql';
 import { listTablesWithoutSelect } from './catalog/visibility.sql';
 import { readSchema } from './database-schema';
-import { DEFAULT_LIMITS, openReadOnlyPool, type SessionLimits } from './db';
+import { DEFAULT_LIMITS, openGateway, type Gateway, type SessionLimits } from '../gateway/index';
 import { AnalyzerHttpError, classifyConnectionError, messageOf } from './errors';
 import { readQueries, type QueriesResult } from './queries';
 
@@ -35,7 +35,8 @@ function toResult<T>(settled: PromiseSettledResult<T>): Result<T> {
   return settled.status === 'fulfilled' ? { type: 'ok', value: settled.value } : { type: 'error', error: messageOf(settled.reason) };
 }
 
-function visibilityNotes(server: ServerRow, insufficient: number | null, withoutSelect: QualifiedName[] | undefined): string[] {
+function visibilityNotes(server: ServerRow, queries: QueriesResult | undefined, withoutSelect: QualifiedName[] | undefined): string[] {
+  const insufficient = queries?.insufficientPrivilege ?? null;
   const notes: string[] = [];
   if (!server.superuser && !server.pgReadAllStats) {
     notes.push(
@@ -44,6 +45,9 @@ function visibilityNotes(server: ServerRow, insufficient: number | null, without
     );
   }
   if (insufficient) notes.push(`${insufficient} pg_stat_statements entries showed <insufficient privilege> and are left out.`);
+  if (queries?.unparseable) {
+    notes.push(`${queries.unparseable} pg_stat_statements entries could not be parsed (such as PostgreSQL 18's "SAVEPOINT $1") and are left out.`);
+  }
   if (withoutSelect === undefined) notes.push('Table privileges could not be checked.');
   else if (withoutSelect.length) {
     notes.push(`${withoutSelect.length} tables cannot be read by this role: no sample rows, and pg_stats hides their columns.`);
@@ -60,7 +64,12 @@ export async function syncDatabase(
   settings: SyncSettings = DEFAULT_SYNC_SETTINGS,
 ): Promise<RemoteSyncResponse> {
   const started = Date.now();
-  const db = openReadOnlyPool(request.db, settings.limits);
+  let db: Gateway;
+  try {
+    db = openGateway(request.db, { limits: settings.limits });
+  } catch (error) {
+    throw classifyConnectionError(error);
+  }
   try {
     let server: ServerRow;
     try {
@@ -85,7 +94,8 @@ export async function syncDatabase(
     ]);
 
     const queriesResult = toResult<QueriesResult>(queries);
-    const insufficient = queriesResult.type === 'ok' ? queriesResult.value.insufficientPrivilege : null;
+    const queriesRead = queriesResult.type === 'ok' ? queriesResult.value : undefined;
+    const insufficient = queriesRead?.insufficientPrivilege ?? null;
     const tablesWithoutSelect = withoutSelect.status === 'fulfilled' ? withoutSelect.value : undefined;
     const meta: Meta = {
       version: ANALYZER_VERSION,
@@ -102,7 +112,7 @@ export async function syncDatabase(
         pgReadAllStats: server.pgReadAllStats,
         insufficientPrivilegeStatements: insufficient,
         tablesWithoutSelect: tablesWithoutSelect ?? [],
-        notes: visibilityNotes(server, insufficient, tablesWithoutSelect),
+        notes: visibilityNotes(server, queriesRead, tablesWithoutSelect),
       },
     };
     return {
@@ -112,6 +122,6 @@ export async function syncDatabase(
       disabledIndexes: toResult<DisabledIndex[]>(disabledIndexes),
     };
   } finally {
-    await db.end().catch(() => {});
+    await db.close().catch(() => {});
   }
 }

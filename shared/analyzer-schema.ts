@@ -49,6 +49,7 @@ export const ANALYZER_ERROR_CODES = [
   'connection_failed',
   'not_read_only',
   'pg_stat_statements_unavailable',
+  'shadow_busy',
   'internal_error',
 ] as const;
 export const analyzerErrorCodeSchema = z.enum(ANALYZER_ERROR_CODES);

@@ -1,5 +1,5 @@
 import type { ColumnStats } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 
 export type ColumnStatsRow = ColumnStats & { schema: string; table: string; column: string };
 
@@ -17,9 +17,9 @@ SELECT s.schemaname AS schema,
        s.most_common_freqs::float8[] AS "mostCommonFrequencies",
        s.histogram_bounds::text::text[] AS "histogramBounds",
        s.correlation::float8 AS correlation
-FROM pg_stats s
-WHERE s.schemaname NOT IN ('pg_catalog', 'information_schema') AND s.schemaname NOT LIKE 'pg\\_toast%'`;
+FROM pg_catalog.pg_stats s
+WHERE s.schemaname NOT IN ('pg_catalog', 'information_schema') AND s.schemaname OPERATOR(pg_catalog.!~~) 'pg\\_toast%'`;
 
-export function listColumnStats(db: Db) {
-  return queryRows<ColumnStatsRow>(db, columnStatsSql);
+export function listColumnStats(db: Gateway) {
+  return db.rows<ColumnStatsRow>(columnStatsSql);
 }

@@ -1,5 +1,5 @@
 import type { Column } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 import { userSchema } from './filters';
 
 /** Columns of tables, views and materialized views, keyed by their relation's oid. */
@@ -21,17 +21,17 @@ SELECT a.attrelid AS "relationOid",
        CASE WHEN a.attgenerated <> '' THEN pg_get_expr(ad.adbin, ad.adrelid) END AS "generationExpression",
        CASE WHEN a.attcollation <> t.typcollation THEN co.collname END AS collation,
        d.description AS comment
-FROM pg_attribute a
-JOIN pg_class c ON c.oid = a.attrelid
-JOIN pg_namespace n ON n.oid = c.relnamespace
-JOIN pg_type t ON t.oid = a.atttypid
-LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
-LEFT JOIN pg_collation co ON co.oid = a.attcollation
-LEFT JOIN pg_description d ON d.objoid = a.attrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
+FROM pg_catalog.pg_attribute a
+JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+LEFT JOIN pg_catalog.pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+LEFT JOIN pg_catalog.pg_collation co ON co.oid = a.attcollation
+LEFT JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = a.attnum
 WHERE a.attnum > 0 AND NOT a.attisdropped
   AND c.relkind IN ('r', 'p', 'f', 'v', 'm') AND ${userSchema('n')}
 ORDER BY a.attrelid, a.attnum`;
 
-export function listColumns(db: Db) {
-  return queryRows<ColumnRow>(db, columnsSql);
+export function listColumns(db: Gateway) {
+  return db.rows<ColumnRow>(columnsSql);
 }

@@ -1,5 +1,5 @@
 import type { Constraint } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 import { userSchema } from './filters';
 
 // Every row of pg_constraint in the user's schemas: table constraints and domain constraints, and on
@@ -9,15 +9,15 @@ import { userSchema } from './filters';
 export const constraintsSql = `
 WITH key_columns AS (
   SELECT con.oid, json_agg(a.attname ORDER BY k.n) AS names
-  FROM pg_constraint con
+  FROM pg_catalog.pg_constraint con
   CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(attnum, n)
-  JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+  JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
   GROUP BY con.oid
 ), referenced_columns AS (
   SELECT con.oid, json_agg(a.attname ORDER BY k.n) AS names
-  FROM pg_constraint con
+  FROM pg_catalog.pg_constraint con
   CROSS JOIN LATERAL unnest(con.confkey) WITH ORDINALITY AS k(attnum, n)
-  JOIN pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum
+  JOIN pg_catalog.pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum
   WHERE con.contype = 'f'
   GROUP BY con.oid
 )
@@ -37,19 +37,19 @@ SELECT n.nspname AS schema,
          'schema', fn.nspname,
          'table', f.relname,
          'columns', coalesce(rc.names, '[]')) END AS references
-FROM pg_constraint con
-JOIN pg_namespace n ON n.oid = con.connamespace
+FROM pg_catalog.pg_constraint con
+JOIN pg_catalog.pg_namespace n ON n.oid = con.connamespace
 LEFT JOIN key_columns kc ON kc.oid = con.oid
 LEFT JOIN referenced_columns rc ON rc.oid = con.oid
-LEFT JOIN pg_class t ON t.oid = con.conrelid
-LEFT JOIN pg_namespace tn ON tn.oid = t.relnamespace
-LEFT JOIN pg_type y ON y.oid = con.contypid
-LEFT JOIN pg_namespace yn ON yn.oid = y.typnamespace
-LEFT JOIN pg_class f ON f.oid = con.confrelid
-LEFT JOIN pg_namespace fn ON fn.oid = f.relnamespace
+LEFT JOIN pg_catalog.pg_class t ON t.oid = con.conrelid
+LEFT JOIN pg_catalog.pg_namespace tn ON tn.oid = t.relnamespace
+LEFT JOIN pg_catalog.pg_type y ON y.oid = con.contypid
+LEFT JOIN pg_catalog.pg_namespace yn ON yn.oid = y.typnamespace
+LEFT JOIN pg_catalog.pg_class f ON f.oid = con.confrelid
+LEFT JOIN pg_catalog.pg_namespace fn ON fn.oid = f.relnamespace
 WHERE ${userSchema('n')}
 ORDER BY n.nspname, t.relname NULLS FIRST, con.conname`;
 
-export function listConstraints(db: Db) {
-  return queryRows<Constraint>(db, constraintsSql);
+export function listConstraints(db: Gateway) {
+  return db.rows<Constraint>(constraintsSql);
 }

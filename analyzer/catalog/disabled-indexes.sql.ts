@@ -1,5 +1,5 @@
 import type { DisabledIndex } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 import { userSchema } from './filters';
 
 // A failed CREATE INDEX CONCURRENTLY leaves an index that is maintained on writes but never used by
@@ -15,13 +15,13 @@ SELECT n.nspname AS schema,
             THEN 'Invalid: an index on a partitioned table that is missing on some partition; the planner will not use it until ALTER INDEX ... ATTACH PARTITION covers every partition.'
             ELSE 'Invalid: its build failed or is still running (CREATE INDEX CONCURRENTLY); it is maintained on writes but the planner will not use it. Drop it or REINDEX it.' END AS message,
        pg_get_indexdef(i.indexrelid) AS definition
-FROM pg_index i
-JOIN pg_class c ON c.oid = i.indexrelid
-JOIN pg_class t ON t.oid = i.indrelid
-JOIN pg_namespace n ON n.oid = t.relnamespace
+FROM pg_catalog.pg_index i
+JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
+JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
 WHERE (NOT i.indisvalid OR NOT i.indisready) AND ${userSchema('n')}
 ORDER BY n.nspname, t.relname, c.relname`;
 
-export function listDisabledIndexes(db: Db) {
-  return queryRows<DisabledIndex>(db, disabledIndexesSql);
+export function listDisabledIndexes(db: Gateway) {
+  return db.rows<DisabledIndex>(disabledIndexesSql);
 }

@@ -1,12 +1,12 @@
 import type { Extension } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 
 export const extensionsSql = `
 SELECT e.extname AS name, e.extversion AS version, n.nspname AS schema
-FROM pg_extension e
-JOIN pg_namespace n ON n.oid = e.extnamespace
+FROM pg_catalog.pg_extension e
+JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
 ORDER BY e.extname`;
 
-export function listExtensions(db: Db) {
-  return queryRows<Extension>(db, extensionsSql);
+export function listExtensions(db: Gateway) {
+  return db.rows<Extension>(extensionsSql);
 }

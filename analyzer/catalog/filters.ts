@@ -4,15 +4,15 @@
 /** SQL predicate on a pg_namespace alias. */
 export function userSchema(namespaceAlias: string): string {
   const n = namespaceAlias;
-  return `${n}.nspname NOT IN ('pg_catalog', 'information_schema') AND ${n}.nspname NOT LIKE 'pg\\_toast%' AND ${n}.nspname NOT LIKE 'pg\\_temp\\_%'`;
+  return `${n}.nspname NOT IN ('pg_catalog', 'information_schema') AND ${n}.nspname OPERATOR(pg_catalog.!~~) 'pg\\_toast%' AND ${n}.nspname OPERATOR(pg_catalog.!~~) 'pg\\_temp\\_%'`;
 }
 
 /** SQL predicate: the object (of catalog `catalog`) does not belong to an extension. */
 export function notFromExtension(catalog: string, oidExpression: string): string {
-  return `NOT EXISTS (SELECT 1 FROM pg_depend dep WHERE dep.classid = '${catalog}'::regclass AND dep.objid = ${oidExpression} AND dep.deptype = 'e')`;
+  return `NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend dep WHERE dep.classid = 'pg_catalog.${catalog}'::pg_catalog.regclass AND dep.objid = ${oidExpression} AND dep.deptype = 'e')`;
 }
 
 /** An ISO 8601 timestamp as text (with its offset), the form JSON carries. */
 export function isoTimestamp(expression: string): string {
-  return `to_json(${expression}) #>> '{}'`;
+  return `pg_catalog.to_json(${expression}) OPERATOR(pg_catalog.#>>) '{}'`;
 }

@@ -1,5 +1,5 @@
 import type { DbFunction } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 import { notFromExtension, userSchema } from './filters';
 
 // Functions an extension installs (pg_trgm's, btree_gist's) are the extension's, not the schema's.
@@ -15,13 +15,13 @@ SELECT n.nspname AS schema,
        pg_get_userbyid(p.proowner) AS owner,
        d.description AS comment,
        CASE WHEN p.prokind <> 'a' THEN pg_get_functiondef(p.oid) END AS definition
-FROM pg_proc p
-JOIN pg_namespace n ON n.oid = p.pronamespace
-JOIN pg_language l ON l.oid = p.prolang
-LEFT JOIN pg_description d ON d.objoid = p.oid AND d.classoid = 'pg_proc'::regclass AND d.objsubid = 0
+FROM pg_catalog.pg_proc p
+JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+JOIN pg_catalog.pg_language l ON l.oid = p.prolang
+LEFT JOIN pg_catalog.pg_description d ON d.objoid = p.oid AND d.classoid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objsubid = 0
 WHERE ${userSchema('n')} AND ${notFromExtension('pg_proc', 'p.oid')}
 ORDER BY n.nspname, p.proname, pg_get_function_identity_arguments(p.oid)`;
 
-export function listFunctions(db: Db) {
-  return queryRows<DbFunction>(db, functionsSql);
+export function listFunctions(db: Gateway) {
+  return db.rows<DbFunction>(functionsSql);
 }

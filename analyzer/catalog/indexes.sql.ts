@@ -1,5 +1,5 @@
 import type { Index } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 import { userSchema } from './filters';
 
 // Key columns come from indkey (0 = an expression), with their order and NULLS placement from the
@@ -17,10 +17,10 @@ WITH key_columns AS (
            'opclass', oc.opcname,
            'opclassIsDefault', oc.opcdefault) ORDER BY k.n) FILTER (WHERE k.n <= i.indnkeyatts) AS key_columns,
          coalesce(json_agg(a.attname ORDER BY k.n) FILTER (WHERE k.n > i.indnkeyatts), '[]') AS include_columns
-  FROM pg_index i
+  FROM pg_catalog.pg_index i
   CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
-  LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum AND k.attnum <> 0
-  LEFT JOIN pg_opclass oc ON oc.oid = i.indclass[(k.n - 1)::int]
+  LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum AND k.attnum <> 0
+  LEFT JOIN pg_catalog.pg_opclass oc ON oc.oid = i.indclass[(k.n - 1)::int]
   GROUP BY i.indexrelid
 )
 SELECT n.nspname AS schema,
@@ -38,16 +38,16 @@ SELECT n.nspname AS schema,
        pg_get_expr(i.indpred, i.indrelid, true) AS predicate,
        con.conname AS constraint,
        pg_get_indexdef(i.indexrelid) AS definition
-FROM pg_index i
-JOIN pg_class c ON c.oid = i.indexrelid
-JOIN pg_class t ON t.oid = i.indrelid
-JOIN pg_namespace n ON n.oid = t.relnamespace
-JOIN pg_am am ON am.oid = c.relam
+FROM pg_catalog.pg_index i
+JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
+JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
+JOIN pg_catalog.pg_am am ON am.oid = c.relam
 JOIN key_columns kc ON kc.indexrelid = i.indexrelid
-LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid AND con.conrelid = i.indrelid AND con.contype IN ('p', 'u', 'x')
+LEFT JOIN pg_catalog.pg_constraint con ON con.conindid = i.indexrelid AND con.conrelid = i.indrelid AND con.contype IN ('p', 'u', 'x')
 WHERE ${userSchema('n')}
 ORDER BY n.nspname, t.relname, c.relname`;
 
-export function listIndexes(db: Db) {
-  return queryRows<Index>(db, indexesSql);
+export function listIndexes(db: Gateway) {
+  return db.rows<Index>(indexesSql);
 }

@@ -1,16 +1,26 @@
-import pg from 'pg';
 import type { SampleRow } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import { escapeIdentifier, type Gateway } from '../../gateway/index';
+import type { SampleColumnRow } from './sample-columns.sql';
 
-// The one statement built per table: identifiers are quoted by pg's escapeIdentifier (PostgreSQL's
-// own rules: double quotes doubled), the limit is a bind parameter. row_to_json keeps the column
-// order and turns every type into JSON PostgreSQL's way (bytea as \x hex, timestamps as ISO text).
-// A plain LIMIT reads the first pages only: cheap on a big table, unlike ORDER BY random().
-export function sampleRowsSql(schema: string, table: string): string {
-  return `SELECT row_to_json(s) AS row FROM (SELECT * FROM ${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)} LIMIT $1) s`;
+// The one statement built per table: identifiers are quoted by PostgreSQL's rules (double quotes
+// doubled), the limit is a bind parameter. Each column is read the way sample-columns.sql.ts decided;
+// the values come back as the server printed them, unparsed, and JSON ones are parsed here. A plain
+// LIMIT reads the first pages only: cheap on a big table, unlike ORDER BY random().
+export function sampleRowsSql(schema: string, table: string, columns: SampleColumnRow[]): string {
+  const list = columns.map((c) => (c.read === 'json' ? `pg_catalog.to_json(${escapeIdentifier(c.name)})` : escapeIdentifier(c.name)));
+  return `SELECT ${list.join(', ')} FROM ${escapeIdentifier(schema)}.${escapeIdentifier(table)} LIMIT $1`;
 }
 
-export async function sampleRows(db: Db, schema: string, table: string, limit: number): Promise<SampleRow[]> {
-  const rows = await queryRows<{ row: SampleRow }>(db, sampleRowsSql(schema, table), [limit]);
-  return rows.map((r) => r.row);
+/** Sample rows of one table, with the columns that may be read, in their order. */
+export async function sampleRows(db: Gateway, schema: string, table: string, columns: SampleColumnRow[], limit: number): Promise<SampleRow[]> {
+  const readable = columns.filter((c) => c.read !== null);
+  const rows = await db.rows<(string | null)[]>(sampleRowsSql(schema, table, readable), [limit], { raw: true, arrays: true });
+  return rows.map((values) =>
+    Object.fromEntries(
+      readable.map((column, i) => {
+        const value = values[i] ?? null;
+        return [column.name, value !== null && column.read === 'json' ? JSON.parse(value) : value];
+      }),
+    ),
+  );
 }

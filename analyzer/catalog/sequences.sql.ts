@@ -1,5 +1,5 @@
 import type { Sequence } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 import { userSchema } from './filters';
 
 // Bounds are int8 and may exceed 2^53, so they travel as text. The last value needs a privilege on
@@ -16,19 +16,19 @@ SELECT n.nspname AS schema,
        s.seqcycle AS cycle,
        CASE WHEN has_sequence_privilege(c.oid, 'SELECT,USAGE') THEN pg_sequence_last_value(c.oid)::text END AS "lastValue",
        (SELECT json_build_object('schema', tn.nspname, 'table', t.relname, 'column', a.attname)
-        FROM pg_depend dep
-        JOIN pg_class t ON t.oid = dep.refobjid
-        JOIN pg_namespace tn ON tn.oid = t.relnamespace
-        JOIN pg_attribute a ON a.attrelid = dep.refobjid AND a.attnum = dep.refobjsubid
-        WHERE dep.classid = 'pg_class'::regclass AND dep.objid = c.oid
-          AND dep.refclassid = 'pg_class'::regclass AND dep.deptype IN ('a', 'i')
+        FROM pg_catalog.pg_depend dep
+        JOIN pg_catalog.pg_class t ON t.oid = dep.refobjid
+        JOIN pg_catalog.pg_namespace tn ON tn.oid = t.relnamespace
+        JOIN pg_catalog.pg_attribute a ON a.attrelid = dep.refobjid AND a.attnum = dep.refobjsubid
+        WHERE dep.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND dep.objid = c.oid
+          AND dep.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND dep.deptype IN ('a', 'i')
         LIMIT 1) AS "ownedBy"
-FROM pg_sequence s
-JOIN pg_class c ON c.oid = s.seqrelid
-JOIN pg_namespace n ON n.oid = c.relnamespace
+FROM pg_catalog.pg_sequence s
+JOIN pg_catalog.pg_class c ON c.oid = s.seqrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 WHERE ${userSchema('n')}
 ORDER BY n.nspname, c.relname`;
 
-export function listSequences(db: Db) {
-  return queryRows<Sequence>(db, sequencesSql);
+export function listSequences(db: Gateway) {
+  return db.rows<Sequence>(sequencesSql);
 }

@@ -1,4 +1,4 @@
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 import { userSchema } from './filters';
 
 export interface ServerRow {
@@ -20,19 +20,19 @@ export const serverSql = `
 SELECT version() AS "serverVersion",
        current_setting('server_version_num')::int AS "serverVersionNum",
        current_database() AS database,
-       (SELECT oid FROM pg_database WHERE datname = current_database()) AS "databaseOid",
+       (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()) AS "databaseOid",
        current_user AS user,
-       (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS superuser,
+       (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) AS superuser,
        pg_has_role(current_user, 'pg_read_all_stats', 'USAGE') AS "pgReadAllStats",
        current_setting('default_transaction_read_only') AS "readOnly",
        (SELECT coalesce(sum(greatest(c.reltuples, coalesce(s.n_live_tup, 0), 0)), 0)::float8
-        FROM pg_class c
-        JOIN pg_namespace n ON n.oid = c.relnamespace
-        LEFT JOIN pg_stat_all_tables s ON s.relid = c.oid
+        FROM pg_catalog.pg_class c
+        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        LEFT JOIN pg_catalog.pg_stat_all_tables s ON s.relid = c.oid
         WHERE c.relkind IN ('r', 'm') AND ${userSchema('n')}) AS "totalRows"`;
 
-export async function readServer(db: Db): Promise<ServerRow> {
-  const [row] = await queryRows<ServerRow>(db, serverSql);
+export async function readServer(db: Gateway): Promise<ServerRow> {
+  const [row] = await db.rows<ServerRow>(serverSql);
   if (!row) throw new Error('The server returned no row for its own version');
   return row;
 }

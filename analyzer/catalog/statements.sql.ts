@@ -1,5 +1,4 @@
-import pg from 'pg';
-import { MARKER, queryRows, type Db } from '../db';
+import { escapeIdentifier, MARKER, type Gateway } from '../../gateway/index';
 
 /** pg_stat_statements is missing from this database, or unreadable; the message says what to do. */
 export class StatementsUnavailableError extends Error {}
@@ -34,13 +33,13 @@ const COLUMN_CANDIDATES: Record<Exclude<keyof StatementRow, 'queryid' | 'query'>
 
 export const extensionSql = `
 SELECT n.nspname AS schema, e.extversion AS version
-FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
 WHERE e.extname = 'pg_stat_statements'`;
 
 export const viewColumnsSql = `
 SELECT a.attname AS name
-FROM pg_attribute a
-WHERE a.attrelid = (SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+FROM pg_catalog.pg_attribute a
+WHERE a.attrelid = (SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                     WHERE n.nspname = $1 AND c.relname = 'pg_stat_statements')
   AND a.attnum > 0 AND NOT a.attisdropped`;
 
@@ -54,21 +53,21 @@ export function statementsSql(schema: string, columns: ReadonlySet<string>): str
   // dbid: the connected database only. The marker drops the analyzer's own statements, this one too.
   return `
 SELECT s.queryid::text AS queryid, s.query, ${select.join(', ')}
-FROM ${pg.escapeIdentifier(schema)}.pg_stat_statements s
-WHERE s.dbid = $1 AND (s.query IS NULL OR strpos(s.query, $2) = 0)`;
+FROM ${escapeIdentifier(schema)}.pg_stat_statements s
+WHERE s.dbid = $1 AND (s.query IS NULL OR pg_catalog.strpos(s.query, $2) = 0)`;
 }
 
-export async function listStatements(db: Db, databaseOid: number, database: string): Promise<StatementRow[]> {
-  const [extension] = await queryRows<{ schema: string; version: string }>(db, extensionSql);
+export async function listStatements(db: Gateway, databaseOid: number, database: string): Promise<StatementRow[]> {
+  const [extension] = await db.rows<{ schema: string; version: string }>(extensionSql);
   if (!extension) {
     throw new StatementsUnavailableError(
       `pg_stat_statements is not installed in database "${database}". Run CREATE EXTENSION pg_stat_statements; in it ` +
         `(the server must also list pg_stat_statements in shared_preload_libraries, which needs a restart).`,
     );
   }
-  const columns = new Set((await queryRows<{ name: string }>(db, viewColumnsSql, [extension.schema])).map((r) => r.name));
+  const columns = new Set((await db.rows<{ name: string }>(viewColumnsSql, [extension.schema])).map((r) => r.name));
   try {
-    return await queryRows<StatementRow>(db, statementsSql(extension.schema, columns), [databaseOid, MARKER]);
+    return await db.rows<StatementRow>(statementsSql(extension.schema, columns), [databaseOid, MARKER]);
   } catch (error) {
     const message = (error as Error).message;
     if (/shared_preload_libraries/.test(message)) {

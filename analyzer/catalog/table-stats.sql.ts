@@ -1,5 +1,5 @@
 import type { TableStats } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 import { isoTimestamp, userSchema } from './filters';
 
 export type TableStatsRow = TableStats & { oid: number; hasStorage: boolean; canSelect: boolean };
@@ -24,15 +24,15 @@ SELECT c.oid,
        ${isoTimestamp('s.last_analyze')} AS "lastAnalyze",
        ${isoTimestamp('s.last_autoanalyze')} AS "lastAutoanalyze",
        CASE WHEN c.relkind = 'p'
-            THEN EXISTS (SELECT 1 FROM pg_partition_tree(c.oid) pt WHERE pt.isleaf AND pg_relation_size(pt.relid) > 0)
+            THEN EXISTS (SELECT 1 FROM pg_catalog.pg_partition_tree(c.oid) pt WHERE pt.isleaf AND pg_relation_size(pt.relid) > 0)
             ELSE pg_relation_size(c.oid) > 0 END AS "hasStorage",
        has_schema_privilege(n.oid, 'USAGE') AND has_table_privilege(c.oid, 'SELECT') AS "canSelect"
-FROM pg_class c
-JOIN pg_namespace n ON n.oid = c.relnamespace
-LEFT JOIN pg_stat_all_tables s ON s.relid = c.oid
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_catalog.pg_stat_all_tables s ON s.relid = c.oid
 CROSS JOIN LATERAL (SELECT pg_table_size(c.oid) AS table_bytes, pg_indexes_size(c.oid) AS indexes_bytes OFFSET 0) size
 WHERE c.relkind IN ('r', 'p', 'm') AND ${userSchema('n')}`;
 
-export function listTableStats(db: Db) {
-  return queryRows<TableStatsRow>(db, tableStatsSql);
+export function listTableStats(db: Gateway) {
+  return db.rows<TableStatsRow>(tableStatsSql);
 }

@@ -1,5 +1,5 @@
 import type { Table } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 import { userSchema } from './filters';
 
 /** A table as the catalog describes it; columns, statistics and samples are joined in by oid. */
@@ -16,15 +16,15 @@ SELECT c.oid,
        CASE WHEN c.relispartition THEN json_build_object('schema', pn.nspname, 'name', pc.relname) END AS "partitionOf",
        CASE WHEN c.relispartition THEN pg_get_expr(c.relpartbound, c.oid) END AS "partitionBound",
        CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS "partitionKey"
-FROM pg_class c
-JOIN pg_namespace n ON n.oid = c.relnamespace
-LEFT JOIN pg_inherits i ON c.relispartition AND i.inhrelid = c.oid
-LEFT JOIN pg_class pc ON pc.oid = i.inhparent
-LEFT JOIN pg_namespace pn ON pn.oid = pc.relnamespace
-LEFT JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_catalog.pg_inherits i ON c.relispartition AND i.inhrelid = c.oid
+LEFT JOIN pg_catalog.pg_class pc ON pc.oid = i.inhparent
+LEFT JOIN pg_catalog.pg_namespace pn ON pn.oid = pc.relnamespace
+LEFT JOIN pg_catalog.pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0
 WHERE c.relkind IN ('r', 'p', 'f') AND ${userSchema('n')}
 ORDER BY n.nspname, c.relname`;
 
-export function listTables(db: Db) {
-  return queryRows<TableRow>(db, tablesSql);
+export function listTables(db: Gateway) {
+  return db.rows<TableRow>(tablesSql);
 }

@@ -1,5 +1,5 @@
 import type { Trigger } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 import { userSchema } from './filters';
 
 // Internal triggers implement foreign keys; they are constraints, listed there. Before PostgreSQL 15
@@ -12,14 +12,14 @@ SELECT n.nspname AS schema,
        json_build_object('schema', pn.nspname, 'name', p.proname) AS function,
        tg.tgparentid <> 0 AS inherited,
        pg_get_triggerdef(tg.oid, true) AS definition
-FROM pg_trigger tg
-JOIN pg_class c ON c.oid = tg.tgrelid
-JOIN pg_namespace n ON n.oid = c.relnamespace
-JOIN pg_proc p ON p.oid = tg.tgfoid
-JOIN pg_namespace pn ON pn.oid = p.pronamespace
+FROM pg_catalog.pg_trigger tg
+JOIN pg_catalog.pg_class c ON c.oid = tg.tgrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_proc p ON p.oid = tg.tgfoid
+JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace
 WHERE (NOT tg.tgisinternal OR (tg.tgparentid <> 0 AND tg.tgconstraint = 0)) AND ${userSchema('n')}
 ORDER BY n.nspname, c.relname, tg.tgname`;
 
-export function listTriggers(db: Db) {
-  return queryRows<Trigger>(db, triggersSql);
+export function listTriggers(db: Gateway) {
+  return db.rows<Trigger>(triggersSql);
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { compositeTypeSchema, domainTypeSchema, enumTypeSchema, Types } from '../../shared/analyzer-schema';
-import { queryRows, type Db } from '../db';
+import type { Gateway } from '../../gateway/index';
 import { notFromExtension, userSchema } from './filters';
 
 // Enums, domains and standalone composite types (a table's row type is its table, not a type here).
@@ -8,17 +8,17 @@ export const typesSql = `
 SELECT n.nspname AS schema,
        t.typname AS name,
        t.typtype AS kind,
-       (SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid) AS labels,
+       (SELECT json_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_catalog.pg_enum e WHERE e.enumtypid = t.oid) AS labels,
        CASE WHEN t.typtype = 'd' THEN format_type(t.typbasetype, t.typtypmod) END AS "baseType",
        t.typnotnull AS "notNull",
        t.typdefault AS default,
        (SELECT coalesce(json_agg(json_build_object('name', con.conname, 'definition', pg_get_constraintdef(con.oid, true)) ORDER BY con.conname), '[]')
-        FROM pg_constraint con WHERE con.contypid = t.oid) AS constraints,
+        FROM pg_catalog.pg_constraint con WHERE con.contypid = t.oid) AS constraints,
        (SELECT json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod)) ORDER BY a.attnum)
-        FROM pg_attribute a WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped) AS attributes
-FROM pg_type t
-JOIN pg_namespace n ON n.oid = t.typnamespace
-LEFT JOIN pg_class c ON c.oid = t.typrelid
+        FROM pg_catalog.pg_attribute a WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped) AS attributes
+FROM pg_catalog.pg_type t
+JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+LEFT JOIN pg_catalog.pg_class c ON c.oid = t.typrelid
 WHERE (t.typtype IN ('e', 'd') OR (t.typtype = 'c' AND c.relkind = 'c'))
   AND ${userSchema('n')} AND ${notFromExtension('pg_type', 't.oid')}
 ORDER BY n.nspname, t.typname`;
@@ -35,8 +35,8 @@ interface TypeRow {
   attributes: { name: string; type: string }[] | null;
 }
 
-export async function listTypes(db: Db): Promise<Types> {
-  const rows = await queryRows<TypeRow>(db, typesSql);
+export async function listTypes(db: Gateway): Promise<Types> {
+  const rows = await db.rows<TypeRow>(typesSql);
   const enums: z.infer<typeof enumTypeSchema>[] = [];
   const domains: z.infer<typeof domainTypeSchema>[] = [];
   const composites: z.infer<typeof compositeTypeSchema>[] = [];

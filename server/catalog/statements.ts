@@ -1,14 +1,12 @@
 // Reads one database's pg_stat_statements, grouped by fingerprint, for production sync and the
-// ci-report command. The reading itself is the analyzer's (read-only sessions with timeouts, the
-// PostgreSQL 14-18 column differences, the self-marker, the system-catalog filter); this file opens
-// and closes the session around it, keeps the application's data queries only, and turns failures
-// into one readable message.
+// ci-report command. The sessions are the gateway's (read-only transactions with timeouts, the
+// marker); the reading is the analyzer's (the PostgreSQL 14-18 column differences, the system-catalog
+// filter); this file opens and closes the gateway around it, keeps the application's data queries
+// only, and turns failures into one readable message.
 import type { QueryStats } from '../../shared/analyzer-schema';
-import { hashSchema } from '../../shared/environments';
 import { readServer } from '../../analyzer/catalog/server.sql';
-import { DEFAULT_LIMITS, openReadOnlyPool, type SessionLimits } from '../../analyzer/db';
-import { classifyConnectionError } from '../../analyzer/errors';
 import { readQueries } from '../../analyzer/queries';
+import { classifyError, DEFAULT_LIMITS, messageOf, openGateway, type Gateway, type SessionLimits } from '../../gateway/index';
 import { isDataQuery } from '../../shared/data-queries';
 
 /** Connecting or reading failed; the message is safe to show (it never carries the password). */
@@ -50,39 +48,37 @@ function redact(message: string, connectionString: string): string {
 }
 
 export async function readDatabaseStatements(connectionString: string, options: ReadOptions): Promise<DatabaseStatements> {
-  let pool: ReturnType<typeof openReadOnlyPool>;
+  let pool: Gateway;
   try {
-    pool = openReadOnlyPool(connectionString, options.limits ?? DEFAULT_LIMITS);
+    pool = openGateway(connectionString, { limits: options.limits ?? DEFAULT_LIMITS });
   } catch (error) {
-    throw new StatementsReadError(redact(`Invalid connection string: ${(error as Error).message}`, connectionString), true);
+    throw new StatementsReadError(`Invalid connection string: ${messageOf(error)}`, true);
   }
   try {
     let server: Awaited<ReturnType<typeof readServer>>;
     try {
       server = await readServer(pool);
     } catch (error) {
-      throw new StatementsReadError(redact(classifyConnectionError(error).message, connectionString), true);
+      throw new StatementsReadError(redact(classifyError(error).message, connectionString), true);
     }
     // A pooler that drops startup parameters would leave the session writable: do not use it.
     if (server.readOnly !== 'on') {
       throw new StatementsReadError('The session could not be made read only (default_transaction_read_only is off); refusing to read', true);
     }
     try {
-      const { queries, insufficientPrivilege } = await readQueries(pool, server.databaseOid, server.database, options.limit);
-      // The analyzer names an unparseable statement by its queryid; the catalog keys on fingerprints only.
-      const parsed = queries.filter((q) => hashSchema.safeParse(q.hash).success);
-      const kept = parsed.filter((q) => isDataQuery(q.query));
+      const { queries, insufficientPrivilege, unparseable } = await readQueries(pool, server.databaseOid, server.database, options.limit);
+      const kept = queries.filter((q) => isDataQuery(q.query));
       return {
         database: server.database,
         queries: kept,
         insufficientPrivilege,
-        skipped: queries.length - parsed.length,
-        notQueries: parsed.length - kept.length,
+        skipped: unparseable,
+        notQueries: queries.length - kept.length,
       };
     } catch (error) {
       throw new StatementsReadError(redact((error as Error).message, connectionString), false);
     }
   } finally {
-    await pool.end().catch(() => undefined);
+    await pool.close().catch(() => undefined);
   }
 }

@@ -146,6 +146,15 @@ describe.each(BACKENDS)('querytrail ci-report with the catalog on %s', (backend)
       expect(ok.code).toBe(0);
       expect(ok.stdout).toMatch(/2 queries/);
       expect(ok.stderr).toMatch(/query 2 rejected: .*syntax error/);
+
+      // A text the parser cannot finish is rejected alone, never filed under its error message.
+      const json = path.join(dir, 'queries.json');
+      writeFileSync(json, JSON.stringify([{ query: 'SELECT * FROM carts WHERE id = 2' }, { query: "SELECT 'never closed" }, { query: 'SELECT 1 /* open' }]));
+      const unfinished = await run(['ci-report', '--file', json, '--api', server.url, '--repo', 'acme/app', '--run-id', 'file-2'], { QUERYTRAIL_TOKEN: token });
+      expect(unfinished.code).toBe(0);
+      expect(unfinished.stdout).toMatch(/1 queries/);
+      expect(unfinished.stderr).toMatch(/query 1 rejected: .*unterminated quoted string/);
+      expect(unfinished.stderr).toMatch(/query 2 rejected: .*unterminated \/\* comment/);
     });
   }
 });

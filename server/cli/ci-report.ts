@@ -2,9 +2,9 @@
 // and/or a file of statements, fingerprints it, and posts one run to the querytrail API.
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { fingerprintSync, scanSync } from 'libpg-query';
+import { scanSync } from 'libpg-query';
 import { CI_LIMITS, ingestRunInput, ingestRunOutput, type CiQueryInput, type IngestRunInput } from '../../shared/ci';
-import { formatQuery, loadParser } from '../../shared/sql-fingerprint';
+import { fingerprintOf, formatQuery, loadParser } from '../../shared/sql-fingerprint';
 import { readDatabaseStatements, StatementsReadError } from '../catalog/statements';
 
 export interface Io {
@@ -103,7 +103,7 @@ function tokensIn(statement: string): boolean {
 /** Fingerprints on the client so the server does not have to; an unparseable one goes without hash and comes back in `rejected`. */
 async function fingerprinted(query: string): Promise<CiQueryInput> {
   try {
-    const hash = fingerprintSync(query);
+    const hash = fingerprintOf(query);
     return { query, hash, formattedQuery: await formatQuery(query) };
   } catch {
     return { query };
