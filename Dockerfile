@@ -15,7 +15,18 @@ RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
 RUN npx vite build
 
+# The advisor's shadow PostgreSQL runs as its own system account when the process is root; the
+# account exists in the image so that needs no useradd at run time.
+RUN useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin querytrail-shadow
+
 # Run as the image's unprivileged user; the analyzer needs no privileges.
+# The shadow PostgreSQL (advisor/) then runs as this same `node` user: switching to
+# querytrail-shadow takes root. What keeps a user's database away from node's files (DATA_DIR and
+# its secret.key) is that nothing it brings runs as the shadow's superuser: queries are parsed and
+# sent one statement at a time, the copied schema's functions are inert stubs with no CHECK,
+# default, trigger, rule, cast or operator left, and all of it runs as a role that is no superuser
+# (no COPY TO/FROM PROGRAM or files, no server files, no untrusted language). See advisor/README.md,
+# "Safety". Concurrent shadows: SHADOW_MAX_CONCURRENT (default 2) and SHADOW_QUEUE (default 8).
 RUN mkdir -p /app/.data && chown -R node:node /app/.data
 USER node
 

@@ -1,19 +1,25 @@
 // Query analysis with production statistics: plans, costs and index recommendations.
 // The one entry point is analyzeQueries; see README.md for the method and its limits.
-import pg from 'pg';
-import { readSource, type SourceSnapshot, type SourceColumnStats } from './source.js';
+import { readSourceSnapshot, type SourceSnapshot, type SourceColumnStats } from './source.js';
 import { startShadowServer, type ShadowServer } from './shadow-server.js';
 import {
   createShadowDatabase,
   restoreStatistics,
   restoreRelationStats,
   extendRelations,
-  extendRelation,
+  extendFiles,
+  relationFile,
+  storageInfo,
   storeEndpointRows,
   explain,
+  type ExtendJob,
   type PlanNode,
   type ShadowDatabase,
 } from './shadow.js';
+import type { ShadowSession } from './shadow-session.js';
+import { SET_INDEXES_VALID, dropShadowAccess } from './shadow-access.js';
+import { refusalReason } from './statement.js';
+import { sharedShadowSlots, type ShadowSlots } from './slots.js';
 import { UsageCollector, candidatesFor, isCovered, loadParser, quoteIdent, type Catalog, type CandidateOptions, type IndexCandidate, type TableName, type ColumnInfo } from './candidates.js';
 import { planShape, indexesUsed } from './plan.js';
 import { estimateIndexPages, estimateBtreeHeight } from './sizing.js';
@@ -22,6 +28,8 @@ export type { PlanNode } from './shadow.js';
 export type { CandidateOptions, IndexCandidate } from './candidates.js';
 export { planShape, indexesUsed } from './plan.js';
 export { startShadowServer, type ShadowServer } from './shadow-server.js';
+export { ShadowBusyError } from './busy.js';
+export { ShadowSlots, shadowLimitsFromEnv, type ShadowLimits } from './slots.js';
 
 export interface QueryInput {
   /** The catalog's fingerprint; returned as is. */
@@ -91,6 +99,8 @@ export interface AnalyzeOptions {
   maxIndexesPerQuery?: number;
   statementTimeoutMs?: number;
   onProgress?: (p: AnalysisProgress) => void;
+  /** Caps concurrent analyses; default: the process-wide slots (SHADOW_MAX_CONCURRENT, SHADOW_QUEUE). */
+  slots?: ShadowSlots;
 }
 
 export interface AnalyzeInput {
@@ -100,27 +110,22 @@ export interface AnalyzeInput {
   options?: AnalyzeOptions;
 }
 
-/** Reads statistics from `source`, plans every query in a shadow PostgreSQL 18 and proposes indexes. */
+/**
+ * Reads statistics from `source`, plans every query in a shadow PostgreSQL 18 and proposes indexes.
+ * Waits for a shadow slot first, before production is read; ShadowBusyError when the queue is full.
+ */
 export async function analyzeQueries(input: AnalyzeInput): Promise<AnalysisResult> {
+  return (input.options?.slots ?? sharedShadowSlots()).run(() => readAndAnalyze(input));
+}
+
+async function readAndAnalyze(input: AnalyzeInput): Promise<AnalysisResult> {
   const opts = input.options ?? {};
   const progress = opts.onProgress ?? (() => undefined);
   progress({ phase: 'snapshot', done: 0, total: 1 });
-  // Read-only at the session level too, and never a hang on an unreachable production server.
-  const source = new pg.Client({
-    connectionString: input.source,
-    application_name: 'querytrail-advisor',
-    connectionTimeoutMillis: 10_000,
-    options: '-c default_transaction_read_only=on',
-  });
-  await source.connect();
-  let snapshot: SourceSnapshot;
-  try {
-    snapshot = await readSource(source, { statementTimeoutMs: opts.statementTimeoutMs });
-  } finally {
-    await source.end();
-  }
+  // Through the gateway: read-only transactions, pinned search_path, timeouts, the marker.
+  const snapshot = await readSourceSnapshot(input.source, { statementTimeoutMs: opts.statementTimeoutMs });
   progress({ phase: 'snapshot', done: 1, total: 1 });
-  return analyzeSnapshot(snapshot, input.queries, opts);
+  return planSnapshot(snapshot, input.queries, opts);
 }
 
 interface LiveCandidate extends IndexCandidate {
@@ -135,6 +140,10 @@ interface LiveCandidate extends IndexCandidate {
 
 /** analyzeQueries on an already read snapshot (the analyzer and tests can cache one). */
 export async function analyzeSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions = {}): Promise<AnalysisResult> {
+  return (opts.slots ?? sharedShadowSlots()).run(() => planSnapshot(snapshot, queries, opts));
+}
+
+async function planSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions): Promise<AnalysisResult> {
   const progress = opts.onProgress ?? (() => undefined);
   const minSavedPct = opts.minSavedPct ?? 5;
   const maxPerQuery = opts.maxIndexesPerQuery ?? 2;
@@ -144,18 +153,21 @@ export async function analyzeSnapshot(snapshot: SourceSnapshot, queries: QueryIn
   const dbName = `shadow_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   let db: ShadowDatabase | undefined;
   try {
-    db = await createShadowDatabase(server, snapshot, dbName, snapshot.locale);
-    const warnings = db.ddlErrors.map((e) => `DDL not rebuilt: ${e.error}: ${e.sql.slice(0, 200)}`);
+    db = await createShadowDatabase(server, snapshot, dbName, snapshot.locale, opts.statementTimeoutMs);
+    const warnings = [...db.notCopied, ...db.ddlErrors.map((e) => `DDL not rebuilt: ${e.error}: ${e.sql.slice(0, 200)}`)];
     const catalog = makeCatalog(snapshot);
     progress({ phase: 'shadow', done: 1, total: 1 });
 
     // Parse every query and gather its candidates before any relation is extended (see shadow.ts).
+    // A text that is not exactly one plannable statement is refused here and never sent.
     const perQuery = queries.map((q) => {
+      const refused = refusalReason(q.query);
+      if (refused) return { usages: [], candidates: [], error: refused, refused: true };
       try {
         const usages = new UsageCollector(catalog).collect(q.query);
-        return { usages, candidates: candidatesFor(usages, catalog, opts.candidates), error: undefined as string | undefined };
+        return { usages, candidates: candidatesFor(usages, catalog, opts.candidates), error: undefined as string | undefined, refused: false };
       } catch (e) {
-        return { usages: [], candidates: [], error: `parse: ${(e as Error).message}` };
+        return { usages: [], candidates: [], error: `parse: ${(e as Error).message}`, refused: false };
       }
     });
     // Before candidates are built, so they hold the two rows as the real index would.
@@ -166,13 +178,15 @@ export async function analyzeSnapshot(snapshot: SourceSnapshot, queries: QueryIn
     let n = 0;
     for (const [key, c] of unique) {
       progress({ phase: 'candidates', done: n++, total: unique.size });
-      const created = await createCandidate(db.client, c, n, snapshot);
+      const created = await createCandidate(db.session, c, n, snapshot);
       if (created) live.set(key, created);
     }
 
     await restoreStatistics(db, snapshot).then((r) => warnings.push(...r.warnings));
     await extendRelations(server, db, snapshot.relations);
-    for (const c of live.values()) await sizeCandidate(server, db.client, c, snapshot);
+    const candidateFiles: ExtendJob[] = [];
+    for (const c of live.values()) candidateFiles.push(...(await sizeCandidate(db.session, c, snapshot)));
+    await extendFiles(server, await storageInfo(server, db.session), candidateFiles);
 
     const heights = existingHeights(snapshot);
     for (const c of live.values()) for (const [name, h] of c.heights) heights.set(name, h);
@@ -181,20 +195,19 @@ export async function analyzeSnapshot(snapshot: SourceSnapshot, queries: QueryIn
     for (const [i, q] of queries.entries()) {
       progress({ phase: 'queries', done: i, total: queries.length });
       const p = perQuery[i]!;
+      if (p.refused) {
+        results.push({ hash: q.hash, plan: null, cost: null, planShape: null, recommendations: [], error: p.error });
+        continue;
+      }
       const candidates = p.candidates.map((c) => live.get(candidateKey(c))).filter((c): c is LiveCandidate => !!c);
-      results.push(await analyzeOne(db.client, q, candidates, p.error, { minSavedPct, maxPerQuery }, descent));
+      results.push(await analyzeOne(db.session, q, candidates, p.error, { minSavedPct, maxPerQuery }, descent));
     }
     progress({ phase: 'done', done: queries.length, total: queries.length });
     return { queries: results, indexes: rankIndexes(results), warnings };
   } finally {
     if (db) await db.close();
     if (!opts.shadow) await server.stop();
-    else {
-      const admin = new pg.Client(server.connection());
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(dbName)} WITH (FORCE)`).catch(() => undefined);
-      await admin.end();
-    }
+    else await dropShadowAccess(server, dbName).catch(() => undefined);
   }
 }
 
@@ -235,33 +248,33 @@ function makeCatalog(snapshot: SourceSnapshot): Catalog {
 }
 
 /** Builds a candidate on the still-empty table, then hides it (indisvalid = false). */
-async function createCandidate(client: pg.Client, c: IndexCandidate, n: number, snapshot: SourceSnapshot): Promise<LiveCandidate | undefined> {
+async function createCandidate(session: ShadowSession, c: IndexCandidate, n: number, snapshot: SourceSnapshot): Promise<LiveCandidate | undefined> {
   const name = `qt_candidate_${n}`;
   const sql = `CREATE INDEX ${quoteIdent(name)} ON ${candidateTarget(c)}`;
   try {
-    await client.query(sql);
+    await session.query(sql);
   } catch {
     return undefined; // e.g. a type without a default operator class for the method
   }
-  const tree = await client.query<{ oid: number; name: string }>(
+  const tree = await session.query<{ oid: number; name: string }>(
     // pg_partition_tree is empty for an index outside any partition tree, hence the UNION.
-    `SELECT c.oid::int AS oid, c.relname AS name FROM pg_class c
-     WHERE c.oid = to_regclass($1) OR c.oid IN (SELECT relid FROM pg_partition_tree(to_regclass($1)))
-     ORDER BY c.oid = to_regclass($1) DESC`,
+    `SELECT c.oid::int AS oid, c.relname AS name FROM pg_catalog.pg_class c
+     WHERE c.oid = pg_catalog.to_regclass($1) OR c.oid IN (SELECT relid FROM pg_catalog.pg_partition_tree(pg_catalog.to_regclass($1)))
+     ORDER BY c.oid = pg_catalog.to_regclass($1) DESC`,
     [`${quoteIdent(c.schema)}.${quoteIdent(name)}`],
   );
   // On a partitioned table CREATE INDEX attaches a partition's matching index instead of
   // building one; those existed before (lower oids) and must stay visible and keep their size.
   const own = tree.rows.filter((r) => r.oid >= tree.rows[0]!.oid);
   const oids = own.map((r) => r.oid);
-  const pred = await client.query<{ pred: string | null }>(`SELECT pg_get_expr(indpred, indrelid) AS pred FROM pg_index WHERE indexrelid = $1`, [oids[0]]);
+  const pred = await session.query<{ pred: string | null }>(`SELECT pg_catalog.pg_get_expr(indpred, indrelid) AS pred FROM pg_catalog.pg_index WHERE indexrelid = $1`, [oids[0]]);
   const normalized = { ...c, predicate: pred.rows[0]?.pred ?? null };
   const existing = snapshot.indexes.filter((i) => i.schema === c.schema && i.table === c.table);
   if (existing.some((e) => isCovered(normalized, e))) {
-    await client.query(`DROP INDEX ${quoteIdent(c.schema)}.${quoteIdent(name)}`);
+    await session.query(`DROP INDEX ${quoteIdent(c.schema)}.${quoteIdent(name)}`);
     return undefined;
   }
-  await client.query(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = ANY($1::oid[])`, [oids]);
+  await session.query(`SELECT ${SET_INDEXES_VALID}($1::oid[], false)`, [oids]);
   return { ...c, id: name, oids, names: new Set(own.map((r) => r.name)), pages: 0, heights: new Map() };
 }
 
@@ -273,13 +286,17 @@ function candidateTarget(c: IndexCandidate): string {
   );
 }
 
-/** Gives each part of a candidate the size and row count it would have in production. */
-async function sizeCandidate(server: ShadowServer, client: pg.Client, c: LiveCandidate, snapshot: SourceSnapshot): Promise<void> {
-  const parts = await client.query<{ index: number; name: string; schema: string; table: string; kind: string }>(
-    `SELECT i.indexrelid::int AS index, i.indexrelid::regclass::text AS name, n.nspname AS schema, t.relname AS table, t.relkind AS kind
-     FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE i.indexrelid = ANY($1::oid[])`,
+/**
+ * Gives each part of a candidate the size and row count it would have in production; returns the
+ * files to extend to that size (all candidates' files are extended together, see extendFiles).
+ */
+async function sizeCandidate(session: ShadowSession, c: LiveCandidate, snapshot: SourceSnapshot): Promise<ExtendJob[]> {
+  const parts = await session.query<{ index: number; name: string; schema: string; table: string; kind: string }>(
+    `SELECT i.indexrelid::int AS index, i.indexrelid::pg_catalog.regclass::text AS name, n.nspname AS schema, t.relname AS table, t.relkind AS kind
+     FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class t ON t.oid = i.indrelid JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace WHERE i.indexrelid = ANY($1::oid[])`,
     [c.oids],
   );
+  const files: ExtendJob[] = [];
   let total = 0;
   for (const part of parts.rows) {
     if (part.kind === 'p') continue; // the partitioned index itself has no storage
@@ -287,17 +304,19 @@ async function sizeCandidate(server: ShadowServer, client: pg.Client, c: LiveCan
     let tuples = Math.max(rel?.reltuples ?? 0, 0);
     if (c.predicate) {
       // The planner's own estimate of the rows the predicate keeps, from the restored statistics.
-      const plan = await explain(client, `SELECT 1 FROM ONLY ${quoteIdent(part.schema)}.${quoteIdent(part.table)} WHERE ${c.predicate}`);
+      const plan = await explain(session, `SELECT 1 FROM ONLY ${quoteIdent(part.schema)}.${quoteIdent(part.table)} WHERE ${c.predicate}`);
       tuples = Math.min(tuples, plan['Plan Rows']);
     }
     const stat = (column: string) => columnStats(snapshot, part.schema, part.table, column);
     const pages = estimateIndexPages({ am: c.am, keys: c.keys, include: c.include, tuples, unique: false, stat });
     total += pages;
     if (c.am === 'btree') c.heights.set(part.name.replace(/^.*\./, '').replace(/^"(.*)"$/, '$1'), estimateBtreeHeight(pages, stat(c.keys[0]!).avgWidth));
-    await restoreRelationStats(client, part.index, { relpages: pages, reltuples: tuples, relallvisible: 0 });
-    await extendRelation(server, client, part.index, pages);
+    await restoreRelationStats(session, part.index, { relpages: pages, reltuples: tuples, relallvisible: 0 });
+    const file = await relationFile(session, part.index);
+    if (file) files.push({ file, blocks: pages });
   }
   c.pages = total;
+  return files;
 }
 
 function columnStats(snapshot: SourceSnapshot, schema: string, table: string, column: string) {
@@ -312,7 +331,7 @@ function columnStats(snapshot: SourceSnapshot, schema: string, table: string, co
 }
 
 async function analyzeOne(
-  client: pg.Client,
+  session: ShadowSession,
   q: QueryInput,
   candidates: LiveCandidate[],
   parseError: string | undefined,
@@ -322,7 +341,7 @@ async function analyzeOne(
   const costOf = (plan: PlanNode) => Math.round((plan['Total Cost'] + descent(plan)) * 100) / 100;
   let base: PlanNode;
   try {
-    base = await explain(client, q.query);
+    base = await explain(session, q.query);
   } catch (e) {
     return { hash: q.hash, plan: null, cost: null, planShape: null, recommendations: [], error: (e as Error).message };
   }
@@ -343,7 +362,7 @@ async function analyzeOne(
       if (chosen.includes(c)) continue;
       let plan: PlanNode;
       try {
-        plan = await explain(client, q.query, [...chosen, c].flatMap((x) => x.oids));
+        plan = await explain(session, q.query, [...chosen, c].flatMap((x) => x.oids));
       } catch {
         continue;
       }

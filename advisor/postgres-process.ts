@@ -6,19 +6,22 @@ import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 
-/** PostgreSQL refuses to run as root: use a `postgres` system user then, created when missing. */
-export function serverUser(): { uid: number; gid: number } | undefined {
+/**
+ * PostgreSQL refuses to run as root: run it as `name` then, a system user created when missing
+ * (no home, no login shell). The advisor's shadow uses its own user so that nothing it runs shares
+ * an account with any other PostgreSQL on the machine; the tests' servers keep `postgres`.
+ */
+export function serverUser(name = 'postgres'): { uid: number; gid: number } | undefined {
   if (userInfo().uid !== 0) return undefined;
   const lookup = () => ({
-    uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
-    gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
+    uid: Number(execFileSync('id', ['-u', name]).toString().trim()),
+    gid: Number(execFileSync('id', ['-g', name]).toString().trim()),
   });
   try {
     return lookup();
   } catch {
     try {
-      execFileSync('groupadd', ['-f', 'postgres'], { stdio: 'ignore' });
-      execFileSync('useradd', ['-g', 'postgres', 'postgres'], { stdio: 'ignore' });
+      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', name], { stdio: 'ignore' });
     } catch {
       // created concurrently by another process
     }
@@ -36,6 +39,8 @@ export interface ClusterOptions {
   settings: Record<string, string>;
   /** Mode of the socket directory (0700 keeps everyone else out). */
   socketMode?: number;
+  /** OS user the server runs as when we are root (see serverUser). */
+  osUser?: string;
   startTimeoutMs?: number;
 }
 
@@ -47,7 +52,7 @@ export interface Cluster {
 }
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
-  const owner = serverUser();
+  const owner = serverUser(options.osUser);
   const ids = owner ? { uid: owner.uid, gid: owner.gid } : {};
   const root = mkdtempSync(path.join(tmpdir(), `${options.name}-`));
   const dataDir = path.join(root, 'data');
@@ -56,7 +61,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const own = (file: string) => owner && chownSync(file, owner.uid, owner.gid);
   own(root);
   own(socketDir);
-  const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
+  // Only what initdb and postgres need: nothing of ours (tokens, connection strings) reaches them.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, LC_ALL: 'C', LANG: 'C', ...(process.env.TZ ? { TZ: process.env.TZ } : {}) };
   const auth = ['--auth=trust'];
   if (options.password !== undefined) {
     const pwfile = path.join(root, 'pw');

@@ -2,18 +2,25 @@
 // only, never user data, so it runs with durability off, autovacuum off (autovacuum would truncate
 // the sparse relation files we extend, see shadow.ts) and no TCP listener at all: clients reach it
 // through a Unix socket in a private temp directory, with trust auth limited to that socket.
+// When we run as root the server runs as its own system user, SHADOW_OS_USER, never the shared
+// `postgres` account. Not as root it runs as our own user: then what keeps it away from our files
+// is that no user code ever runs as its superuser (see shadow-access.ts and README, Safety).
 // Production code cannot import test/support, hence this small launcher of its own.
 import path from 'node:path';
 import type pg from 'pg';
 import { startCluster } from './postgres-process';
+import { prepareShadowServer } from './shadow-access.js';
+
+/** The OS account the shadow's processes run as when we are root. */
+export const SHADOW_OS_USER = 'querytrail-shadow';
 
 export interface ShadowServer {
   /** Data directory: shadow.ts writes sparse relation files under it. */
   dataDir: string;
-  /** Owner of the server's files (set when we run as root and the server as `postgres`). */
+  /** Owner of the server's files (set when we run as root and the server as SHADOW_OS_USER). */
   fileOwner?: { uid: number; gid: number };
-  /** Connection settings for one database on this server. */
-  connection(database?: string): pg.ClientConfig;
+  /** Connection settings for one database on this server, as its superuser unless `user` is given. */
+  connection(database?: string, user?: string): pg.ClientConfig;
   stop(): Promise<void>;
 }
 
@@ -39,6 +46,7 @@ export async function startShadowServer(options: ShadowServerOptions = {}): Prom
   const cluster = await startCluster({
     binaries: await binaries(options.binDir),
     name: 'qt-shadow',
+    osUser: SHADOW_OS_USER,
     socketMode: 0o700,
     startTimeoutMs: (options.startTimeoutSeconds ?? 30) * 1000,
     settings: {
@@ -53,10 +61,17 @@ export async function startShadowServer(options: ShadowServerOptions = {}): Prom
       max_connections: '20',
     },
   });
-  return {
+  const server: ShadowServer = {
     dataDir: cluster.dataDir,
     fileOwner: cluster.owner,
-    connection: (database = 'postgres') => ({ host: cluster.socketDir, port, user: 'postgres', database }),
+    connection: (database = 'postgres', user = 'postgres') => ({ host: cluster.socketDir, port, user, database }),
     stop: () => cluster.stop(),
   };
+  try {
+    await prepareShadowServer(server);
+  } catch (e) {
+    await cluster.stop();
+    throw e;
+  }
+  return server;
 }

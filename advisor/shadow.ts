@@ -15,96 +15,112 @@
 // extended table reads every zero page: 0.3 s per 160 MB measured) and then marked invalid. An
 // EXPLAIN that tries some of them flips indisvalid in a transaction that is always rolled back,
 // so every plan sees exactly the indexes it asks for and nothing else.
-import { openSync, ftruncateSync, fstatSync, closeSync, chownSync, existsSync } from 'node:fs';
+//
+// All of it runs as the database's planner role, never the superuser (shadow-access.ts), on a
+// schema whose code was made inert (shadow-schema.ts), one statement at a time (shadow-session.ts).
+// Our own catalog queries name pg_catalog explicitly: the session's search_path is production's,
+// and a production table called pg_class must not stand in for the catalog.
+import { openSync, ftruncateSync, fstatSync, closeSync, constants } from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import type { ShadowServer } from './shadow-server.js';
 import type { SourceSnapshot, SourceRelation } from './source.js';
+import { ShadowSession, type PlanNode } from './shadow-session.js';
+import { planShadowDdl, dropCode } from './shadow-schema.js';
+import { ADMIN_SCHEMA, SET_INDEXES_VALID, createShadowAccess, plannerRoleOf } from './shadow-access.js';
+import { loadParser } from './candidates.js';
+
+export type { PlanNode } from './shadow-session.js';
 
 export interface ShadowDatabase {
-  client: pg.Client;
+  session: ShadowSession;
   name: string;
   /** DDL statements the shadow could not run (unsupported language, missing extension, ...). */
   ddlErrors: { sql: string; error: string }[];
+  /** Production objects not copied on purpose (not on an allow-list), and extensions not created. */
+  notCopied: string[];
   close(): Promise<void>;
 }
 
 const ident = pg.escapeIdentifier;
 
-/** Creates a database, runs the snapshot's DDL and applies the source's planner settings. */
-export async function createShadowDatabase(server: ShadowServer, snapshot: SourceSnapshot, name: string, locale?: { collate: string; ctype: string }): Promise<ShadowDatabase> {
-  const admin = new pg.Client(server.connection());
-  await admin.connect();
+/**
+ * Creates a database and its planner role, rebuilds the snapshot's schema without its code as
+ * that role and applies the source's planner settings in the role's session.
+ */
+export async function createShadowDatabase(
+  server: ShadowServer,
+  snapshot: SourceSnapshot,
+  name: string,
+  locale?: { collate: string; ctype: string },
+  statementTimeoutMs = 60_000,
+): Promise<ShadowDatabase> {
+  await loadParser();
+  const ddl = planShadowDdl(snapshot.ddl, [ADMIN_SCHEMA]);
+  const access = await createShadowAccess(server, name, ddl, locale);
+  const session = await ShadowSession.connect(server.connection(name, plannerRoleOf(name)), statementTimeoutMs);
   try {
-    // The source's collation changes which LIKE/sort plans an index serves; fall back to C.
-    let created = false;
-    if (locale && locale.collate !== 'C') {
-      try {
-        await admin.query(`CREATE DATABASE ${ident(name)} TEMPLATE template0 LC_COLLATE ${pg.escapeLiteral(locale.collate)} LC_CTYPE ${pg.escapeLiteral(locale.ctype)}`);
-        created = true;
-      } catch {
-        created = false;
+    await session.query(`SET check_function_bodies = off`);
+    await session.query(`SET client_min_messages = warning`);
+    // Statements depend on each other in ways catalogs do not order for us (views on functions on
+    // types): run them in rounds until a round makes no progress.
+    let pending = ddl.statements.map((d) => d.sql);
+    let errors: { sql: string; error: string }[] = [];
+    for (let round = 0; round < 6 && pending.length; round++) {
+      errors = [];
+      for (const sql of pending) {
+        try {
+          await session.query(sql);
+        } catch (e) {
+          errors.push({ sql, error: (e as Error).message });
+        }
+      }
+      if (errors.length === pending.length) break;
+      pending = errors.map((e) => e.sql);
+    }
+    await dropCode(session);
+    // Partition parts of an index get names PostgreSQL chose; give them the source's names so
+    // statistics and plans line up.
+    for (const idx of snapshot.indexes.filter((i) => i.parent)) {
+      const row = await session.query<{ name: string }>(
+        `SELECT c.relname AS name FROM pg_catalog.pg_inherits h JOIN pg_catalog.pg_class c ON c.oid = h.inhrelid JOIN pg_catalog.pg_index i ON i.indexrelid = c.oid
+         WHERE h.inhparent = pg_catalog.to_regclass($1) AND i.indrelid = pg_catalog.to_regclass($2)`,
+        [`${ident(idx.schema)}.${ident(idx.parent!)}`, `${ident(idx.schema)}.${ident(idx.table)}`],
+      );
+      const current = row.rows[0]?.name;
+      if (current && current !== idx.name) {
+        await session.query(`ALTER INDEX ${ident(idx.schema)}.${ident(current)} RENAME TO ${ident(idx.name)}`).catch(() => undefined);
       }
     }
-    if (!created) await admin.query(`CREATE DATABASE ${ident(name)}`);
-  } finally {
-    await admin.end();
+    await applySettings(session, snapshot);
+    return {
+      session,
+      name,
+      ddlErrors: errors,
+      notCopied: [...ddl.skipped, ...access.warnings],
+      async close() {
+        await session.end();
+      },
+    };
+  } catch (e) {
+    await session.end();
+    throw e;
   }
-  const client = new pg.Client(server.connection(name));
-  await client.connect();
-  await client.query(`SET check_function_bodies = off; SET client_min_messages = warning`);
-  // Statements depend on each other in ways catalogs do not order for us (views on functions on
-  // types): run them in rounds until a round makes no progress.
-  let pending = snapshot.ddl.map((d) => d.sql);
-  let errors: { sql: string; error: string }[] = [];
-  for (let round = 0; round < 6 && pending.length; round++) {
-    errors = [];
-    for (const sql of pending) {
-      try {
-        await client.query(sql);
-      } catch (e) {
-        errors.push({ sql, error: (e as Error).message });
-      }
-    }
-    if (errors.length === pending.length) break;
-    pending = errors.map((e) => e.sql);
-  }
-  // Partition parts of an index get names PostgreSQL chose; give them the source's names so
-  // statistics and plans line up.
-  for (const idx of snapshot.indexes.filter((i) => i.parent)) {
-    const row = await client.query<{ name: string }>(
-      `SELECT c.relname AS name FROM pg_inherits h JOIN pg_class c ON c.oid = h.inhrelid JOIN pg_index i ON i.indexrelid = c.oid
-       WHERE h.inhparent = to_regclass($1) AND i.indrelid = to_regclass($2)`,
-      [`${ident(idx.schema)}.${ident(idx.parent!)}`, `${ident(idx.schema)}.${ident(idx.table)}`],
-    );
-    const current = row.rows[0]?.name;
-    if (current && current !== idx.name) {
-      await client.query(`ALTER INDEX ${ident(idx.schema)}.${ident(current)} RENAME TO ${ident(idx.name)}`).catch(() => undefined);
-    }
-  }
-  await applySettings(client, snapshot);
-  return {
-    client,
-    name,
-    ddlErrors: errors,
-    async close() {
-      await client.end();
-    },
-  };
 }
 
-export async function applySettings(client: pg.Client, snapshot: SourceSnapshot): Promise<void> {
+export async function applySettings(session: ShadowSession, snapshot: SourceSnapshot): Promise<void> {
   for (const [k, v] of Object.entries(snapshot.settings)) {
-    await client.query(`SELECT set_config($1, $2, false)`, [k, v]).catch(() => undefined);
+    await session.query(`SELECT pg_catalog.set_config($1, $2, false)`, [k, v]).catch(() => undefined);
   }
-  await client.query(`SELECT set_config('search_path', $1, false)`, [snapshot.searchPath]).catch(() => undefined);
+  await session.query(`SELECT pg_catalog.set_config('search_path', $1, false)`, [snapshot.searchPath]).catch(() => undefined);
 }
 
 /** pg_restore_relation_stats for one relation of the shadow (by oid). */
-export async function restoreRelationStats(client: pg.Client, oid: number, stats: { relpages: number; reltuples: number; relallvisible: number }): Promise<void> {
-  await client.query(
-    `SELECT pg_restore_relation_stats('schemaname', n.nspname::text, 'relname', c.relname::text, 'relpages', $2::int, 'reltuples', $3::real, 'relallvisible', $4::int)
-     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1`,
+export async function restoreRelationStats(session: ShadowSession, oid: number, stats: { relpages: number; reltuples: number; relallvisible: number }): Promise<void> {
+  await session.query(
+    `SELECT pg_catalog.pg_restore_relation_stats('schemaname', n.nspname::text, 'relname', c.relname::text, 'relpages', $2::int, 'reltuples', $3::real, 'relallvisible', $4::int)
+     FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1`,
     [oid, Math.round(stats.relpages), stats.reltuples, Math.round(stats.relallvisible)],
   );
 }
@@ -127,12 +143,12 @@ const ATTRIBUTE_TYPES: Record<string, string> = {
 
 /** Restores pg_class sizes and pg_stats of every relation the source has and the shadow knows. */
 export async function restoreStatistics(db: ShadowDatabase, snapshot: SourceSnapshot): Promise<{ warnings: string[] }> {
-  const { client } = db;
+  const { session } = db;
   const warnings: string[] = [];
   for (const r of snapshot.relations) {
-    const oid = await oidOf(client, r.schema, r.name);
+    const oid = await oidOf(session, r.schema, r.name);
     if (oid === undefined) continue;
-    await restoreRelationStats(client, oid, r).catch((e: Error) => warnings.push(`${r.schema}.${r.name}: ${e.message}`));
+    await restoreRelationStats(session, oid, r).catch((e: Error) => warnings.push(`${r.schema}.${r.name}: ${e.message}`));
   }
   for (const s of snapshot.stats) {
     const args: unknown[] = [s.schema, s.table, s.column, s.inherited];
@@ -143,96 +159,120 @@ export async function restoreStatistics(db: ShadowDatabase, snapshot: SourceSnap
       parts.push(`'${field}', $${args.length}::${ATTRIBUTE_TYPES[field]}`);
     }
     // An index's expression columns are restored by position, not by name.
-    await client
-      .query(`SELECT pg_restore_attribute_stats('schemaname', $1::text, 'relname', $2::text, 'attname', $3::text, 'inherited', $4::boolean${parts.length ? ', ' + parts.join(', ') : ''})`, args)
+    await session
+      .query(`SELECT pg_catalog.pg_restore_attribute_stats('schemaname', $1::text, 'relname', $2::text, 'attname', $3::text, 'inherited', $4::boolean${parts.length ? ', ' + parts.join(', ') : ''})`, args)
       .catch((e: Error) => warnings.push(`${s.schema}.${s.table}.${s.column}: ${e.message}`));
   }
   return { warnings };
 }
 
-export async function oidOf(client: pg.Client, schema: string, name: string): Promise<number | undefined> {
-  const r = await client.query<{ oid: number | null }>(`SELECT to_regclass($1)::oid::int AS oid`, [`${ident(schema)}.${ident(name)}`]);
+export async function oidOf(session: ShadowSession, schema: string, name: string): Promise<number | undefined> {
+  const r = await session.query<{ oid: number | null }>(`SELECT pg_catalog.to_regclass($1)::oid::int AS oid`, [`${ident(schema)}.${ident(name)}`]);
   return r.rows[0]?.oid ?? undefined;
 }
 
-interface StorageInfo {
+export interface StorageInfo {
   dataDir: string;
   blockSize: number;
   segmentBlocks: number;
 }
 
-async function storageInfo(server: ShadowServer, client: pg.Client): Promise<StorageInfo> {
-  const r = await client.query<{ bs: number; seg: number }>(
-    `SELECT current_setting('block_size')::int AS bs, (SELECT setting::int FROM pg_settings WHERE name = 'segment_size') AS seg`,
+export async function storageInfo(server: ShadowServer, session: ShadowSession): Promise<StorageInfo> {
+  const r = await session.query<{ bs: number; seg: number }>(
+    `SELECT pg_catalog.current_setting('block_size')::int AS bs, (SELECT setting::int FROM pg_catalog.pg_settings WHERE name = 'segment_size') AS seg`,
   );
   return { dataDir: server.dataDir, blockSize: r.rows[0]!.bs, segmentBlocks: r.rows[0]!.seg };
 }
 
-/**
- * Grows a relation's main fork to `blocks` pages with sparse files, segment by segment as
- * md.c lays them out (relfilenode, relfilenode.1, ... of segment_size each).
- */
-export async function extendRelation(server: ShadowServer, client: pg.Client, oid: number, blocks: number, storage?: StorageInfo): Promise<void> {
-  if (blocks <= 0) return;
-  const info = storage ?? (await storageInfo(server, client));
-  const r = await client.query<{ path: string | null }>(`SELECT pg_relation_filepath($1::oid) AS path`, [oid]);
+/** A relation's main fork to grow to `blocks` pages: its path under the data directory. */
+export interface ExtendJob {
+  file: string;
+  blocks: number;
+}
+
+/** Where a relation's main fork lives, as a path relative to the data directory; only base/<db>/<file> is accepted. */
+export async function relationFile(session: ShadowSession, oid: number): Promise<string | undefined> {
+  const r = await session.query<{ path: string | null }>(`SELECT pg_catalog.pg_relation_filepath($1::oid) AS path`, [oid]);
   const rel = r.rows[0]?.path;
-  if (!rel) return;
-  const base = path.join(info.dataDir, rel);
-  let remaining = blocks;
-  for (let seg = 0; remaining > 0; seg++) {
-    const file = seg === 0 ? base : `${base}.${seg}`;
-    const segBlocks = Math.min(remaining, info.segmentBlocks);
-    const isNew = !existsSync(file);
-    const fd = openSync(file, isNew ? 'w' : 'r+', 0o600);
-    try {
-      if (fstatSync(fd).size < segBlocks * info.blockSize) ftruncateSync(fd, segBlocks * info.blockSize);
-    } finally {
-      closeSync(fd);
+  return rel && /^base\/\d+\/\d+$/.test(rel) ? rel : undefined;
+}
+
+/**
+ * Grows relations' main forks with sparse files, segment by segment as md.c lays them out
+ * (relfilenode, relfilenode.1, ... of segment_size each). When we are root the files belong to the
+ * shadow's OS user and are grown by `truncate` running as that user: root never opens a path in
+ * a directory the shadow's processes can rewrite.
+ */
+export async function extendFiles(server: ShadowServer, storage: StorageInfo, jobs: ExtendJob[]): Promise<void> {
+  const segments: { file: string; bytes: number }[] = [];
+  for (const job of jobs) {
+    if (!/^base\/\d+\/\d+$/.test(job.file)) throw new Error(`unexpected relation path ${job.file}`);
+    let remaining = Math.max(0, Math.round(job.blocks));
+    for (let seg = 0; remaining > 0; seg++) {
+      const blocks = Math.min(remaining, storage.segmentBlocks);
+      segments.push({ file: path.join(storage.dataDir, seg === 0 ? job.file : `${job.file}.${seg}`), bytes: blocks * storage.blockSize });
+      remaining -= blocks;
     }
-    if (isNew && server.fileOwner) chownSync(file, server.fileOwner.uid, server.fileOwner.gid);
-    remaining -= segBlocks;
   }
+  const owner = server.fileOwner;
+  if (!owner) {
+    for (const { file, bytes } of segments) {
+      const fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+      try {
+        if (fstatSync(fd).size < bytes) ftruncateSync(fd, bytes);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    return;
+  }
+  // One `truncate` per size (`>N`: grow to at least N, never shrink), as the shadow's user.
+  const bySize = new Map<number, string[]>();
+  for (const { file, bytes } of segments) bySize.set(bytes, [...(bySize.get(bytes) ?? []), file]);
+  for (const [bytes, files] of bySize) {
+    for (let i = 0; i < files.length; i += 200) {
+      await run('sh', ['-c', 'umask 077 && exec truncate -s "$0" -- "$@"', `>${bytes}`, ...files.slice(i, i + 200)], owner);
+    }
+  }
+}
+
+function run(command: string, args: string[], owner: { uid: number; gid: number }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { uid: owner.uid, gid: owner.gid, env: { PATH: process.env.PATH }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} failed (${code}): ${err.trim()}`))));
+  });
 }
 
 /** Extends tables and existing indexes to the source's physical sizes. */
 export async function extendRelations(server: ShadowServer, db: ShadowDatabase, relations: SourceRelation[]): Promise<void> {
-  const storage = await storageInfo(server, db.client);
+  const storage = await storageInfo(server, db.session);
+  const jobs: ExtendJob[] = [];
   for (const r of relations) {
     if (!['r', 'm', 'i'].includes(r.kind) || r.blocks <= 0) continue;
-    const oid = await oidOf(db.client, r.schema, r.name);
-    if (oid !== undefined) await extendRelation(server, db.client, oid, r.blocks, storage);
+    const oid = await oidOf(db.session, r.schema, r.name);
+    const file = oid === undefined ? undefined : await relationFile(db.session, oid);
+    if (file) jobs.push({ file, blocks: r.blocks });
   }
-}
-
-export interface PlanNode {
-  'Node Type': string;
-  'Total Cost': number;
-  'Startup Cost': number;
-  'Plan Rows': number;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Join Type'?: string;
-  Strategy?: string;
-  Plans?: PlanNode[];
-  [key: string]: unknown;
+  await extendFiles(server, storage, jobs);
 }
 
 /**
  * EXPLAIN (GENERIC_PLAN) with exactly the given candidate indexes valid. Always rolled back, so
- * the flipped flags never outlive the statement.
+ * the flipped flags never outlive the statement; the flip goes through the superuser's function
+ * (shadow-access.ts), the EXPLAIN through ShadowSession.explain (one statement, refused otherwise).
  */
-export async function explain(client: pg.Client, sql: string, validIndexOids: number[] = []): Promise<PlanNode> {
-  await client.query('BEGIN');
+export async function explain(session: ShadowSession, sql: string, validIndexOids: number[] = []): Promise<PlanNode> {
+  await loadParser(); // the statement gate parses with libpg_query
+  await session.query('BEGIN');
   try {
-    if (validIndexOids.length) {
-      // indcheckxmin false: the updated pg_index row is new, and a set flag would hide the index.
-      await client.query(`UPDATE pg_index SET indisvalid = true, indcheckxmin = false WHERE indexrelid = ANY($1::oid[])`, [validIndexOids]);
-    }
-    const r = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${sql}`);
-    return r.rows[0]!['QUERY PLAN'][0]!.Plan;
+    // indcheckxmin false: the updated pg_index row is new, and a set flag would hide the index.
+    if (validIndexOids.length) await session.query(`SELECT ${SET_INDEXES_VALID}($1::oid[], true)`, [validIndexOids]);
+    return await session.explain(sql);
   } finally {
-    await client.query('ROLLBACK');
+    await session.query('ROLLBACK');
   }
 }
 
@@ -249,7 +289,7 @@ export async function explain(client: pg.Client, sql: string, validIndexOids: nu
  * endpoint alone would be a wrong extreme. Returns the tables stored.
  */
 export async function storeEndpointRows(db: ShadowDatabase, snapshot: SourceSnapshot): Promise<string[]> {
-  const { client } = db;
+  const { session } = db;
   const byTable = new Map<string, NonNullable<SourceSnapshot['endpoints']>>();
   for (const e of snapshot.endpoints ?? []) {
     if (e.min === null || e.max === null) continue;
@@ -259,15 +299,15 @@ export async function storeEndpointRows(db: ShadowDatabase, snapshot: SourceSnap
   }
   const stored: string[] = [];
   if (byTable.size === 0) return stored;
-  await client.query(`SET session_replication_role = replica`);
+  await session.query(`SET session_replication_role = replica`);
   try {
     for (const ends of byTable.values()) {
       const { schema, table } = ends[0]!;
-      const oid = await oidOf(client, schema, table);
+      const oid = await oidOf(session, schema, table);
       if (oid === undefined) continue;
-      const cols = await client.query<{ name: string; type: string; notnull: boolean; hasdef: boolean; generated: string }>(
-        `SELECT attname AS name, format_type(atttypid, atttypmod) AS type, attnotnull AS notnull, atthasdef AS hasdef, attgenerated::text AS generated
-         FROM pg_attribute WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+      const cols = await session.query<{ name: string; type: string; notnull: boolean; hasdef: boolean; generated: string }>(
+        `SELECT attname AS name, pg_catalog.format_type(atttypid, atttypmod) AS type, attnotnull AS notnull, atthasdef AS hasdef, attgenerated::text AS generated
+         FROM pg_catalog.pg_attribute WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
         [oid],
       );
       const names: string[] = [];
@@ -303,14 +343,14 @@ export async function storeEndpointRows(db: ShadowDatabase, snapshot: SourceSnap
       const same = ends.every((e) => e.min === e.max);
       const values = (same ? rows.slice(0, 1) : rows).map((r) => `(${r.join(', ')})`).join(', ');
       try {
-        await client.query(`INSERT INTO ${ident(schema)}.${ident(table)} (${names.join(', ')}) OVERRIDING SYSTEM VALUE VALUES ${values}`, args);
+        await session.query(`INSERT INTO ${ident(schema)}.${ident(table)} (${names.join(', ')}) OVERRIDING SYSTEM VALUE VALUES ${values}`, args);
         stored.push(`${schema}.${table}`);
       } catch {
         // a CHECK or unique constraint the made-up rows break: this table plans from its histogram
       }
     }
   } finally {
-    await client.query(`RESET session_replication_role`);
+    await session.query(`RESET session_replication_role`);
   }
   return stored;
 }

@@ -108,7 +108,8 @@ describe.each(BACKENDS)('query analysis with production statistics (%s)', (backe
     expect(rec.costAfter).toBeLessThan(rec.costBefore);
     expect(rec.savedPct).toBeGreaterThan(10);
     expect((await api(`/env/${env}/queries/${byId.hash}/analysis`)).body.recommendations).toEqual([]);
-    expect((await api(`/env/${env}/queries/nohash/analysis`)).status).toBe(404);
+    expect((await api(`/env/${env}/queries/00000000deadbeef/analysis`)).status).toBe(404);
+    expect((await api(`/env/${env}/queries/nohash/analysis`)).status).toBe(400); // not a fingerprint
 
     // the run stored before the analysis learned its costs; with no earlier run, its helped query is flagged
     const first = (await api(`/ci/runs/${mainRun}/analysis`)).body;

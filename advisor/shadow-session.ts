@@ -1,0 +1,93 @@
+// The advisor's one session on a shadow database, as that database's planner role (never the
+// shadow's superuser: see shadow-access.ts). Everything it sends goes through the extended
+// protocol, whose Parse message holds exactly one statement: the server answers "cannot insert
+// multiple commands into a prepared statement" to `SELECT 1; COPY ... TO PROGRAM ...`, so a text
+// that came from the user's database can never smuggle a second statement past us.
+//
+// EXPLAIN (GENERIC_PLAN) is the one exception, and only half of one. A statement with $n
+// placeholders cannot be executed through the extended protocol without values for them, and
+// values bound there are constants to the planner (`id = $1` bound to NULL plans as "One-Time
+// Filter: false", measured): a generic plan needs the placeholders unbound. So explain() first
+// sends the text through the extended protocol anyway. Without placeholders that is the plan.
+// With placeholders the server parses it, accepts it as one statement, and only then refuses to
+// bind it; the very same text, with nothing run in between, then goes through the simple protocol.
+import pg from 'pg';
+import { refusalReason } from './statement.js';
+
+export interface PlanNode {
+  'Node Type': string;
+  'Total Cost': number;
+  'Startup Cost': number;
+  'Plan Rows': number;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Join Type'?: string;
+  Strategy?: string;
+  Plans?: PlanNode[];
+  [key: string]: unknown;
+}
+
+/** A statement explain() will not send: not exactly one SELECT/INSERT/UPDATE/DELETE/MERGE. */
+export class RefusedStatementError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RefusedStatementError';
+  }
+}
+
+const extended = (text: string, values: unknown[]): pg.QueryConfig => ({ text, values, queryMode: 'extended' }) as pg.QueryConfig;
+
+/** The server parsed the text as one statement and stopped at binding its $n placeholders. */
+const isUnboundPlaceholders = (e: unknown) =>
+  (e as { code?: string }).code === '08P01' && /^bind message supplies 0 parameters/.test((e as Error).message);
+
+export class ShadowSession {
+  private constructor(private readonly client: pg.Client) {}
+
+  static async connect(config: pg.ClientConfig, statementTimeoutMs: number): Promise<ShadowSession> {
+    const client = new pg.Client({ ...config, application_name: 'querytrail-shadow' });
+    await client.connect();
+    const session = new ShadowSession(client);
+    try {
+      // A statement that plans forever (a huge constant folded at plan time) must not hold a slot.
+      await session.query(`SELECT pg_catalog.set_config('statement_timeout', $1, false)`, [String(Math.max(1, Math.round(statementTimeoutMs)))]);
+    } catch (e) {
+      await client.end();
+      throw e;
+    }
+    return session;
+  }
+
+  /** One statement, extended protocol. */
+  query<T extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<T>> {
+    return this.client.query<T>(extended(text, values));
+  }
+
+  /**
+   * EXPLAIN (GENERIC_PLAN, FORMAT JSON) of one user statement. Must run inside a transaction (it
+   * uses a savepoint); refused with RefusedStatementError unless the statement is exactly one
+   * SELECT, INSERT, UPDATE, DELETE or MERGE (statement.ts).
+   */
+  async explain(sql: string): Promise<PlanNode> {
+    const reason = refusalReason(sql);
+    if (reason) throw new RefusedStatementError(reason);
+    const text = `EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${sql}`;
+    const plan = (r: pg.QueryResult) => (r.rows[0] as { 'QUERY PLAN': { Plan: PlanNode }[] })['QUERY PLAN'][0]!.Plan;
+    await this.query('SAVEPOINT qt_one_statement');
+    try {
+      const r = await this.query(text);
+      await this.query('RELEASE SAVEPOINT qt_one_statement');
+      return plan(r);
+    } catch (e) {
+      await this.query('ROLLBACK TO SAVEPOINT qt_one_statement');
+      await this.query('RELEASE SAVEPOINT qt_one_statement');
+      if (!isUnboundPlaceholders(e)) throw e;
+    }
+    // The server's own parser just took exactly this text as one statement.
+    return plan(await this.client.query(text));
+  }
+
+  end(): Promise<void> {
+    return this.client.end();
+  }
+}
