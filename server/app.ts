@@ -1,4 +1,7 @@
 // The web server: REST at /api, tRPC at /trpc, the SPA's static files at /.
+// Before any route, in this order: the Host check (421), the bearer token (401), the path check
+// (400). The token is checked before the path so that every way of spelling an API path is refused
+// without the token, whether or not it is well formed.
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -7,15 +10,37 @@ import { fileURLToPath } from 'node:url';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { appRouter } from './routers/root';
 import { createContext, type Services } from './trpc';
-import { createRestRouter, sendError } from './rest';
+import { createRestRouter, DOCS_ASSETS, sendError } from './rest';
+import { hostGuard } from './host-check';
+import { checkRequestPath, pathOf } from './request-path';
+import { logUnexpectedError } from './error-log';
+import type { ApiErrorCode } from './errors';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** Bearer-token check for /api and /trpc when API_TOKEN is set; the API reference stays readable. */
+/** What GET may read without the token, compared with the path exactly as sent: the API reference. */
+const PUBLIC_API_PATHS: ReadonlySet<string> = new Set([
+  '/api/openapi.json',
+  '/api/docs',
+  '/api/docs/',
+  ...DOCS_ASSETS.map((file) => `/api/docs/assets/${file}`),
+]);
+
+// Express mounts /api and /trpc case-insensitively; anything that starts like them is treated as them.
+const API_PREFIX = /^\/(api|trpc)\b/i;
+
+/** True when the request needs no token: the exact reference paths, or a well-formed path outside /api and /trpc (the SPA). */
+function isPublicRequest(method: string, target: string): boolean {
+  const requestPath = pathOf(target);
+  if (requestPath === undefined) return false;
+  if ((method === 'GET' || method === 'HEAD') && PUBLIC_API_PATHS.has(requestPath)) return true;
+  return !API_PREFIX.test(requestPath) && checkRequestPath(target) === undefined;
+}
+
+/** Bearer-token check for everything but the SPA and the API reference, when API_TOKEN is set. */
 function requireToken(token: string | undefined): RequestHandler {
   return (req, res, next) => {
-    if (!token) return next();
-    if (req.method === 'GET' && /^\/(openapi\.json|docs)(\/|$)/.test(req.path)) return next();
+    if (!token || isPublicRequest(req.method, req.originalUrl)) return next();
     const header = req.get('authorization') ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header);
     // compare digests so the comparison takes the same time whatever the length
@@ -25,6 +50,25 @@ function requireToken(token: string | undefined): RequestHandler {
   };
 }
 
+/** Refuses paths the layers below could read differently (dot segments, backslashes, control characters...). */
+const wellFormedPath: RequestHandler = (req, res, next) => {
+  const issue = checkRequestPath(req.originalUrl);
+  if (!issue) return next();
+  sendError(res, 400, 'validation_failed', `Invalid path: ${issue.message}`, [issue]);
+};
+
+/** tRPC reads only the last path segment as the procedure name: /trpc/<anything>/env.list would still call env.list. */
+const oneProcedureSegment: RequestHandler = (req, res, next) => {
+  if (/^\/[^/]+$/.test(req.path)) return next();
+  sendError(res, 404, 'not_found', 'Not found');
+};
+
+const CLIENT_ERRORS: Record<number, [ApiErrorCode, string]> = {
+  404: ['not_found', 'Not found'],
+  413: ['payload_too_large', 'Request body is too large'],
+  415: ['unsupported_media_type', 'Unsupported media type'],
+};
+
 export const clientDist = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'client');
 
 export function createApp(services: Services, options: { clientDir?: string } = {}) {
@@ -32,17 +76,19 @@ export function createApp(services: Services, options: { clientDir?: string } = 
   app.disable('x-powered-by');
   app.set('trust proxy', false);
 
-  const auth = requireToken(services.config.apiToken);
-  app.use('/api', auth, createRestRouter(services));
+  app.use(hostGuard(services.config));
+  app.use(requireToken(services.config.apiToken));
+  app.use(wellFormedPath);
+  app.use('/api', createRestRouter(services));
   app.use(
     '/trpc',
-    auth,
+    oneProcedureSegment,
     createExpressMiddleware({
       router: appRouter,
       createContext: () => createContext(services),
       maxBodySize: services.config.maxBodyBytes,
       onError: ({ error, path: procedure }) => {
-        if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`[trpc] ${procedure ?? '?'} failed:`, error.cause ?? error);
+        if (error.code === 'INTERNAL_SERVER_ERROR') logUnexpectedError(`trpc ${procedure ?? '?'}`, error);
       },
     }),
   );
@@ -59,8 +105,14 @@ export function createApp(services: Services, options: { clientDir?: string } = 
 
   app.use((_req, res) => sendError(res, 404, 'not_found', 'Not found'));
   const lastResort: ErrorRequestHandler = (err, _req, res, _next) => {
-    console.error('[http] unhandled:', err);
+    // a client error raised by a middleware (express.static, a body parser) keeps its 4xx status
+    const status = Number((err as { status?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode);
     if (res.headersSent) return res.end();
+    if (status >= 400 && status < 500) {
+      const [code, message] = CLIENT_ERRORS[status] ?? ['validation_failed', 'Bad request'];
+      return sendError(res, status, code, message);
+    }
+    logUnexpectedError('http', err);
     sendError(res, 500, 'internal_error', 'Internal server error');
   };
   app.use(lastResort);

@@ -10,6 +10,8 @@ export interface Config {
   secretKey?: string;
   apiToken?: string;
   allowUnauthenticated: boolean;
+  /** Host names the server answers to besides loopback and HOST (ALLOWED_HOSTS, lower case; a port given is ignored). */
+  allowedHosts: string[];
   /** Largest accepted request body, in bytes (after gzip inflation). */
   maxBodyBytes: number;
 }
@@ -31,6 +33,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.SECRET_KEY || undefined,
     apiToken: env.API_TOKEN || undefined,
     allowUnauthenticated: env.ALLOW_UNAUTHENTICATED === '1',
+    allowedHosts: (env.ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
     maxBodyBytes: Number(env.MAX_BODY_BYTES) > 0 ? Number(env.MAX_BODY_BYTES) : 5 * 1024 * 1024,
   };
 }

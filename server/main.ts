@@ -1,8 +1,14 @@
 // `npm start`: the API and SPA on PORT (3000) and the analyzer beside it on ANALYZER_PORT (2345).
+import type { AddressInfo } from 'node:net';
 import { checkExposure, readConfig } from './config';
 import { createApp } from './app';
 import { openServices } from './services';
+import { makeDataDirPrivate } from './private-files';
 import { startAnalyzer } from '../analyzer/app';
+
+// Whatever this process and its children create (the store, the key, scratch clusters) is private
+// to its user; what an older version left readable under DATA_DIR is made private too.
+process.umask(0o077);
 
 const config = readConfig();
 const refusal = checkExposure(config);
@@ -10,14 +16,16 @@ if (refusal) {
   console.error(refusal);
   process.exit(1);
 }
+makeDataDirPrivate(config.dataDir);
 
 const services = await openServices(config);
 const app = createApp(services);
 const server = app.listen(config.port, config.host, () => {
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
   const shown = config.host === '0.0.0.0' ? 'localhost' : config.host;
-  console.log(`querytrail on http://${shown}:${config.port} (store: ${where})`);
-  console.log(`  REST: http://${shown}:${config.port}/api  (reference at /api/docs)`);
+  const { port } = server.address() as AddressInfo;
+  console.log(`querytrail on http://${shown}:${port} (store: ${where})`);
+  console.log(`  REST: http://${shown}:${port}/api  (reference at /api/docs)`);
 });
 server.on('error', (error) => {
   console.error(`Cannot listen on ${config.host}:${config.port}: ${error.message}`);

@@ -1,14 +1,22 @@
 // REST on the spec's paths: the OpenAPI adapter (trpc-to-openapi) over the same tRPC procedures.
 // Two gaps of the adapter are closed here: it has no per-route success status (procedures declare
 // meta.successStatus, applied to responses and to the OpenAPI document), and its error body is not
-// ours (rewritten into { error: { code, message, issues } }). Path parameters are percent-decoded
-// by the input schemas (shared/environments.ts pathParam).
-import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
+// ours (rewritten into { error: { code, message, issues } }). Routing is decided here, on the path
+// as sent: the adapter would re-parse it with `new URL()`, which resolves dot segments, so
+// DELETE /env/{id}/repos/%2e%2e would reach DELETE /env/{id}. Each path parameter is matched as the
+// one literal segment it was sent as, decoded once, refused when it is a dot segment or holds a
+// control character, then handed to the adapter re-encoded in a form no URL parser reinterprets.
+// The input schemas decode it once more (shared/environments.ts pathParam), back to the literal.
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { appRouter } from './routers/root';
 import { createContext, type Context, type Services } from './trpc';
 import { apiCode, type ApiErrorCode } from './errors';
+import { logUnexpectedError } from './error-log';
+import { decodeSegment, type PathIssue } from './request-path';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../shared/validation';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 
 type ProcedureMeta = { successStatus?: number; openapi?: { method: string; path: string } };
@@ -23,6 +31,52 @@ function proceduresWithMeta(): Map<string, ProcedureMeta> {
 
 export function sendError(res: Response, status: number, code: ApiErrorCode, message: string, issues?: { path: string; message: string }[]) {
   res.status(status).json({ error: { code, message, ...(issues ? { issues } : {}) } });
+}
+
+interface RestRoute {
+  method: string;
+  /** The OpenAPI path split on /, e.g. ['env', '{id}', 'repos', '{repo}']. */
+  segments: string[];
+}
+
+function restRoutes(): RestRoute[] {
+  const routes: RestRoute[] = [];
+  for (const meta of proceduresWithMeta().values()) {
+    if (meta.openapi) routes.push({ method: meta.openapi.method.toUpperCase(), segments: meta.openapi.path.split('/').slice(1) });
+  }
+  return routes;
+}
+
+type RouteMatch = { url: string } | { issues: PathIssue[] } | undefined;
+
+/**
+ * Finds the route a raw path (relative to /api, with its query) names, literal segments compared
+ * exactly, and returns the URL to hand to the adapter: the same route, each parameter re-encoded
+ * with encodeURIComponent. Undefined when no route matches.
+ */
+function matchRestRoute(routes: RestRoute[], method: string, url: string): RouteMatch {
+  const queryAt = url.indexOf('?');
+  const rawPath = queryAt === -1 ? url : url.slice(0, queryAt);
+  const segments = rawPath.slice(1).split('/');
+  if (segments.length > 1 && segments.at(-1) === '') segments.pop(); // one trailing slash is tolerated
+  const route = routes.find(
+    (r) =>
+      r.method === method &&
+      r.segments.length === segments.length &&
+      r.segments.every((s, i) => s.startsWith('{') || s === segments[i]),
+  );
+  if (!route) return undefined;
+  const issues: PathIssue[] = [];
+  const canonical = route.segments.map((s, i) => {
+    if (!s.startsWith('{')) return s;
+    const name = s.slice(1, -1);
+    const check = decodeSegment(segments[i]!, { slash: true });
+    if (check.ok) return encodeURIComponent(check.value);
+    issues.push({ path: name, message: `Path parameter ${check.message}` });
+    return '';
+  });
+  if (issues.length > 0) return { issues };
+  return { url: `/${canonical.join('/')}${queryAt === -1 ? '' : url.slice(queryAt)}` };
 }
 
 export function openApiDocument(baseUrl: string): OpenAPIObject {
@@ -98,6 +152,9 @@ function rewriteErrors(res: Response) {
   }) as Response['end'];
 }
 
+/** The swagger-ui-dist files the reference page loads: served from /api/docs/assets/, readable without the token. */
+export const DOCS_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js'] as const;
+
 // Served at /api/docs/ (the trailing slash is enforced), so its links are relative to that folder.
 const DOCS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>querytrail API reference</title>
@@ -109,11 +166,26 @@ const DOCS_PAGE = `<!doctype html>
 </body></html>`;
 
 export function createRestRouter(services: Services) {
-  const rest = express.Router();
+  // literal segments compare exactly, as the token exemptions in app.ts do
+  const rest = express.Router({ caseSensitive: true });
   const metas = proceduresWithMeta();
+  const routes = restRoutes();
 
   // Bodies are parsed here (gzip and deflate inflated, size capped) so the adapter sees req.body.
-  rest.use(express.json({ limit: services.config.maxBodyBytes, type: ['application/json', 'application/*+json'], strict: false }));
+  // Nesting deeper than any input is refused unparsed: the adapter serialises the body again, recursively.
+  rest.use(
+    express.json({
+      limit: services.config.maxBodyBytes,
+      type: ['application/json', 'application/*+json'],
+      strict: false,
+      verify: (_req, _res, body, charset) => {
+        const json = charset === 'utf-8' ? body : new TextDecoder(charset).decode(body);
+        if (jsonNestsDeeperThan(json, MAX_JSON_DEPTH)) {
+          throw Object.assign(new Error(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep`), { status: 400, type: 'entity.too.deep' });
+        }
+      },
+    }),
+  );
   rest.use((req, _res, next) => {
     // An empty POST (e.g. curl -X POST .../sync-production) is an empty object, not a 415.
     if ((req.method === 'POST' || req.method === 'PATCH') && !req.headers['content-type'] && !Number(req.headers['content-length'] ?? 0)) {
@@ -136,7 +208,10 @@ export function createRestRouter(services: Services) {
     if (!req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, `${req.baseUrl}/docs/`);
     res.type('html').send(DOCS_PAGE);
   });
-  rest.use('/docs/assets', express.static(swaggerDir, { index: false }));
+  // exactly the files DOCS_PAGE loads, not the whole swagger-ui-dist folder
+  for (const file of DOCS_ASSETS) {
+    rest.get(`/docs/assets/${file}`, (_req, res) => res.sendFile(path.join(swaggerDir, file), { maxAge: '1h' }));
+  }
 
   const handler = createOpenApiExpressMiddleware({
     router: appRouter,
@@ -148,18 +223,27 @@ export function createRestRouter(services: Services) {
       const declared = paths?.[0] ? metas.get(paths[0])?.successStatus : undefined;
       return { status: context?.response.status ?? declared ?? 200, headers };
     },
-    onError: ({ error, path }) => {
-      if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`[api] ${path ?? '?'} failed:`, error.cause ?? error);
+    onError: ({ error, path: procedure }) => {
+      if (error.code === 'INTERNAL_SERVER_ERROR') logUnexpectedError(`api ${procedure ?? '?'}`, error);
     },
   });
-  rest.use((req, res) => {
+  const dispatch: RequestHandler = (req, res) => {
+    const match = matchRestRoute(routes, req.method, req.url);
+    if (!match) return sendError(res, 404, 'not_found', 'Not found');
+    if ('issues' in match) {
+      const message = `Invalid input: ${match.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`;
+      return sendError(res, 400, 'validation_failed', message, match.issues);
+    }
+    req.url = match.url;
     rewriteErrors(res);
     return handler(req, res);
-  });
+  };
+  rest.use(dispatch);
 
   const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
     const type = (err as { type?: string }).type;
     if (type === 'entity.parse.failed') return sendError(res, 400, 'malformed_json', 'Request body is not valid JSON');
+    if (type === 'entity.too.deep') return sendError(res, 400, 'validation_failed', (err as Error).message);
     if (type === 'entity.too.large')
       return sendError(res, 413, 'payload_too_large', `Request body is larger than ${services.config.maxBodyBytes} bytes`);
     if (type === 'encoding.unsupported') return sendError(res, 415, 'unsupported_media_type', 'Unsupported Content-Encoding (use gzip, deflate or none)');

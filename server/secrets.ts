@@ -1,8 +1,9 @@
 // Connection strings are encrypted at rest with AES-256-GCM. The key comes from SECRET_KEY
 // (any string; hashed to 32 bytes) or from a random key file created once in DATA_DIR with mode 0600.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
+import { ensurePrivateDir } from './private-files';
 
 export interface Secrets {
   encrypt(plain: string): string;
@@ -19,7 +20,7 @@ export function loadKey(options: { secretKey?: string; dataDir: string }): Buffe
     if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
     return key;
   }
-  mkdirSync(options.dataDir, { recursive: true });
+  ensurePrivateDir(options.dataDir);
   const key = randomBytes(32);
   // 'wx' fails if another process created the file first; then read theirs.
   try {

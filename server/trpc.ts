@@ -4,7 +4,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Store } from './db/store';
 import type { Secrets } from './secrets';
 import type { Config } from './config';
-import { apiCode, issuesOf, publicMessage } from './errors';
+import { apiCodeOf, asInvalidInput, issuesOf, publicMessage } from './errors';
 
 export interface Services {
   store: Store;
@@ -39,7 +39,7 @@ const t = initTRPC
           httpStatus: shape.data.httpStatus,
           path: shape.data.path,
           // stack traces never leave the server
-          apiCode: apiCode(error.code),
+          apiCode: apiCodeOf(error),
           issues: issuesOf(error),
         },
       };
@@ -47,5 +47,13 @@ const t = initTRPC
   });
 
 export const router = t.router;
-export const publicProcedure = t.procedure;
+// Every procedure: a value the database refuses as data answers 400, not 500 (see asInvalidInput).
+export const publicProcedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const invalid = asInvalidInput(result.error);
+    if (invalid) throw invalid;
+  }
+  return result;
+});
 export const createCallerFactory = t.createCallerFactory;

@@ -3,7 +3,6 @@
 // runs on either; migrations from drizzle-kit are applied on open.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mkdirSync } from 'node:fs';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -12,6 +11,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
+import { ensurePrivateDir, makeTreePrivate } from '../private-files';
 
 /** Both drivers return raw query results with a `rows` array; this tells TypeScript so. */
 export interface RowsResultHKT extends PgQueryResultHKT {
@@ -46,11 +46,25 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   let dataDir: string | undefined;
   if (options.dataDir) {
+    ensurePrivateDir(options.dataDir);
     dataDir = path.join(options.dataDir, 'pglite');
-    mkdirSync(dataDir, { recursive: true });
+    ensurePrivateDir(dataDir);
   }
   const client = await PGlite.create(dataDir);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   await migratePglite(db as never, { migrationsFolder });
-  return { db, kind: 'pglite', close: () => client.close() };
+  // PGlite unpacks its initial cluster 0666 and writes some files 0644 whatever the umask: the
+  // store's folder is 0700 already, and its files are made 0600 once started and again on close.
+  const privatize = () => {
+    if (dataDir) makeTreePrivate(dataDir);
+  };
+  privatize();
+  return {
+    db,
+    kind: 'pglite',
+    close: async () => {
+      await client.close();
+      privatize();
+    },
+  };
 }
