@@ -202,7 +202,7 @@ describe.each(BACKENDS)('environments API over REST (%s)', (backend) => {
     expect(list.status).toBe(200);
     expect(list.body).toEqual([]);
     expect(list.headers.get('x-total-count')).toBe('0');
-    expect((await api(`/env/${env}/queries/deadbeef`)).status).toBe(404);
+    expect((await api(`/env/${env}/queries/00000000deadbeef`)).status).toBe(404);
     expect((await api('/env/nope/queries')).status).toBe(404);
   });
 

@@ -6,11 +6,13 @@ import { ZodError } from 'zod';
 
 export type ApiErrorCode =
   | 'validation_failed'
+  | 'invalid_input'
   | 'malformed_json'
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
   | 'unauthorized'
+  | 'host_not_allowed'
   | 'unsupported_media_type'
   | 'upstream_unavailable'
   | 'internal_error';
@@ -48,6 +50,11 @@ export function apiCode(code: TRPC_ERROR_CODE_KEY): ApiErrorCode {
   return TRPC_TO_API[code] ?? 'internal_error';
 }
 
+/** The API code of one error: a value the database refused is invalid_input, the rest follow the tRPC code. */
+export function apiCodeOf(error: TRPCError): ApiErrorCode {
+  return error.cause instanceof InvalidInputError ? 'invalid_input' : apiCode(error.code);
+}
+
 export function issuesOf(error: TRPCError): Issue[] | undefined {
   const cause = error.cause;
   if (cause instanceof ZodError) {
@@ -67,14 +74,58 @@ export function publicMessage(error: TRPCError): string {
   return error.message;
 }
 
-/** PostgreSQL's unique_violation, on PGlite and on a real server alike. */
-export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+/** What PostgreSQL said, from pg and PGlite alike. */
+export interface DatabaseError {
+  /** SQLSTATE, e.g. 23505 */
+  code: string;
+  message: string;
+  constraint?: string;
+}
+
+/**
+ * The database error behind an error, if any. drizzle wraps driver errors (DrizzleQueryError) and
+ * tRPC wraps those again, so the SQLSTATE is on an inner cause; this is the one walk down that chain.
+ * Only errors with a severity count: a Node system error such as EPIPE also has a 5-letter code.
+ */
+export function databaseErrorOf(error: unknown): DatabaseError | undefined {
   let e: unknown = error;
-  // drizzle wraps driver errors; the SQLSTATE is on the innermost cause
-  for (let depth = 0; e && depth < 5; depth++) {
-    const candidate = e as { code?: unknown; constraint?: unknown; cause?: unknown };
-    if (candidate.code === '23505') return constraint === undefined || candidate.constraint === constraint;
+  for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++) {
+    const candidate = e as { code?: unknown; severity?: unknown; message?: unknown; constraint?: unknown; cause?: unknown };
+    if (typeof candidate.code === 'string' && /^[0-9A-Z]{5}$/.test(candidate.code) && typeof candidate.severity === 'string') {
+      return {
+        code: candidate.code,
+        message: typeof candidate.message === 'string' ? candidate.message : '',
+        constraint: typeof candidate.constraint === 'string' ? candidate.constraint : undefined,
+      };
+    }
     e = candidate.cause;
   }
-  return false;
+  return undefined;
+}
+
+/** PostgreSQL's unique_violation, on PGlite and on a real server alike. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const db = databaseErrorOf(error);
+  return db?.code === '23505' && (constraint === undefined || db.constraint === constraint);
+}
+
+/** PostgreSQL's foreign_key_violation: the row referred to was deleted meanwhile. */
+export const isForeignKeyViolation = (error: unknown) => databaseErrorOf(error)?.code === '23503';
+
+/** A value PostgreSQL refused as data (SQLSTATE class 22): the caller's input, not our failure. */
+export class InvalidInputError extends Error {}
+
+/**
+ * The backstop behind the zod layer: a request whose value the database refuses as data (class 22:
+ * NUL in text, a number out of range, an impossible date) answers 400 invalid_input with
+ * PostgreSQL's own message, not 500. Its statement failed, so nothing was stored. It is logged,
+ * since the input schemas should have refused the value first.
+ */
+export function asInvalidInput(error: TRPCError): TRPCError | undefined {
+  if (error.code !== 'INTERNAL_SERVER_ERROR') return undefined;
+  const db = databaseErrorOf(error);
+  if (!db?.code.startsWith('22')) return undefined;
+  console.warn(`[api] input refused by the database (SQLSTATE ${db.code}): ${db.message}`);
+  const message = `Invalid input: ${db.message || 'a value cannot be stored'}`;
+  return new TRPCError({ code: 'BAD_REQUEST', message, cause: new InvalidInputError(message) });
 }

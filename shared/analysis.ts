@@ -2,7 +2,7 @@
 // indexes that would lower them. Shared by the router, the REST document and the SPA.
 import { z } from 'zod';
 import { hashSchema, pathParam } from './environments';
-import { connectionStringSchema } from './validation';
+import { connectionStringSchema, idSchema, sqlText } from './validation';
 
 const isoDate = z.string().meta({ description: 'ISO 8601 timestamp (UTC)' });
 
@@ -95,15 +95,20 @@ export const ciRunAnalysisSchema = z.object({
 });
 export type CiRunAnalysis = z.infer<typeof ciRunAnalysisSchema>;
 
-export const envAnalysisInput = z.object({ id: pathParam(z.string().min(1).max(100)) });
-export const queryAnalysisInput = z.object({ id: pathParam(z.string().min(1).max(100)), hash: pathParam(hashSchema) });
-export const runAnalysisInput = z.object({ id: pathParam(z.string().min(1).max(100)) });
+export const envAnalysisInput = z.object({ id: pathParam(idSchema) });
+export const queryAnalysisInput = z.object({ id: pathParam(idSchema), hash: pathParam(hashSchema) });
+export const runAnalysisInput = z.object({ id: pathParam(idSchema) });
 
 /** POST /postgres/analyze on the analyzer: the same analysis for one database, its own statistics. */
 export const analyzeRequestSchema = z.object({
   db: connectionStringSchema,
   queries: z
-    .array(z.object({ query: z.string().min(1).max(100_000), calls: z.number().int().min(0).optional() }))
+    .array(
+      z.object({
+        query: sqlText('Query', 100_000).min(1, 'Query must not be empty'),
+        calls: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+      }),
+    )
     .max(500)
     .optional()
     .meta({ description: "Queries to analyze; by default the database's own pg_stat_statements, most total time first" }),

@@ -2,7 +2,7 @@
 // REST adapter (via the OpenAPI document), the SPA and the ci-report command.
 import { z } from 'zod';
 import { environmentSummary, hashSchema, pathParam } from './environments';
-import { repoSchema } from './validation';
+import { idSchema, INT32_MAX, isPlainLine, jsonNumber, lineText, repoSchema, sqlText } from './validation';
 
 /**
  * Per-run limits. The request body is capped separately (MAX_BODY_BYTES, 413); these keep one run
@@ -12,38 +12,63 @@ import { repoSchema } from './validation';
 export const CI_LIMITS = {
   maxQueriesPerRun: 10_000,
   maxQueryLength: 100_000,
+  /**
+   * Calls are stored as bigint; sums of repeats and of replicas are held at this bound (the largest
+   * integer JavaScript counts exactly) so they can neither overflow the column nor drift.
+   */
+  maxCalls: Number.MAX_SAFE_INTEGER,
 } as const;
 
 const isoDate = z.string().meta({ description: 'ISO 8601 timestamp (UTC)', example: '2026-11-22T10:00:00.000Z' });
 
+/**
+ * An ISO 8601 timestamp with Z or an offset, stored as UTC. PostgreSQL refuses offsets beyond
+ * +-15:59 that ISO 8601 allows, and years outside 1..9999 have no ISO form: converting here means
+ * every value accepted is one the database stores.
+ */
+export const timestampSchema = z.iso
+  .datetime({ offset: true, message: 'Must be an ISO 8601 timestamp with Z or an offset, e.g. 2026-11-22T10:00:00Z' })
+  .refine((value) => {
+    const year = new Date(value).getUTCFullYear();
+    return year >= 1 && year <= 9999;
+  }, 'Must be a date between the years 1 and 9999 (in UTC)')
+  // checks do not stop at the first failure: an invalid value reaches this line and stays as it is
+  .overwrite((value) => {
+    const date = new Date(value);
+    return Number.isNaN(date.getTime()) ? value : date.toISOString();
+  });
+
+const querySchema = sqlText('Query', CI_LIMITS.maxQueryLength)
+  .min(1, 'Query must not be empty')
+  .meta({ description: 'Raw SQL (literals or $n placeholders)' });
+
 export const ciQueryInput = z.object({
-  query: z
-    .string()
-    .min(1, 'Query must not be empty')
-    .max(CI_LIMITS.maxQueryLength, `Query is longer than ${CI_LIMITS.maxQueryLength} characters`)
-    .meta({ description: 'Raw SQL (literals or $n placeholders)' }),
+  query: querySchema,
   hash: hashSchema.optional().meta({ description: 'libpg_query fingerprint; computed by the server when absent' }),
-  formattedQuery: z
-    .string()
-    .max(CI_LIMITS.maxQueryLength * 2, 'Formatted query is too long')
+  formattedQuery: sqlText('Formatted query', CI_LIMITS.maxQueryLength * 2)
     .optional()
     .meta({ description: 'Normalized, pretty-printed SQL; computed by the server when absent' }),
-  calls: z.number().int().min(0).optional().meta({ description: 'Times the statement ran during the CI run' }),
-  meanTimeMs: z.number().min(0).optional().meta({ description: 'Mean execution time in milliseconds' }),
+  calls: z.number().int().min(0).max(CI_LIMITS.maxCalls).optional().meta({ description: 'Times the statement ran during the CI run' }),
+  meanTimeMs: z
+    .number()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER, 'Mean time is out of range')
+    .optional()
+    .meta({ description: 'Mean execution time in milliseconds' }),
 });
 export type CiQueryInput = z.infer<typeof ciQueryInput>;
 
 export const ingestRunInput = z.object({
   repo: repoSchema,
-  runId: z.string().trim().min(1, 'Run id must not be empty').max(200).meta({ description: "The CI provider's run id", example: '9876543210-1' }),
-  branch: z.string().trim().min(1).max(255).optional(),
+  runId: lineText('Run id', 200).meta({ description: "The CI provider's run id", example: '9876543210-1' }),
+  branch: lineText('Branch', 255).optional(),
   commitSha: z
     .string()
     .trim()
     .regex(/^[0-9a-fA-F]{4,64}$/, 'Commit SHA must be 4 to 64 hexadecimal characters')
     .optional(),
-  pullRequest: z.number().int().positive().optional(),
-  startedAt: z.iso.datetime({ offset: true, message: 'startedAt must be an ISO 8601 timestamp' }).optional(),
+  pullRequest: jsonNumber(z.number().int().positive().max(INT32_MAX, 'Pull request number is out of range')).optional(),
+  startedAt: timestampSchema.optional(),
   queries: z
     .array(ciQueryInput)
     .max(CI_LIMITS.maxQueriesPerRun, `A run may carry at most ${CI_LIMITS.maxQueriesPerRun} queries`),
@@ -94,18 +119,24 @@ export const ciRunDetail = ciRunSummary.extend({ rejected: z.array(rejectedQuery
 export type CiRunDetail = z.infer<typeof ciRunDetail>;
 
 export const listRunsInput = z.object({
-  environmentId: z.string().min(1).max(100).optional().meta({ description: 'Only runs tagged with this environment' }),
-  repo: z.string().trim().max(200).optional().meta({ description: 'Only runs of this repository (case-insensitive)' }),
+  environmentId: idSchema.optional().meta({ description: 'Only runs tagged with this environment' }),
+  repo: z
+    .string()
+    .trim()
+    .max(200)
+    .refine(isPlainLine, 'Repository must not contain control characters')
+    .optional()
+    .meta({ description: 'Only runs of this repository (case-insensitive)' }),
   limit: z.coerce.number().int().min(1).max(500).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: z.coerce.number().int().min(0).max(INT32_MAX).default(0),
 });
-export const getRunInput = z.object({ id: pathParam(z.string().min(1).max(100)) });
+export const getRunInput = z.object({ id: pathParam(idSchema) });
 
 // ---------------------------------------------------------------- the catalog's other sources
 
 export const addQueryInput = z.object({
-  id: pathParam(z.string().min(1).max(100)),
-  query: ciQueryInput.shape.query,
+  id: pathParam(idSchema),
+  query: querySchema,
   hash: hashSchema.optional().meta({ description: 'libpg_query fingerprint; computed by the server when absent' }),
 });
 

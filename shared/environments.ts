@@ -1,10 +1,21 @@
 // Wire shapes of the environments API (spec sections 2.1-2.4, 4.2), shared by the tRPC router,
 // the REST adapter (via the OpenAPI document) and the SPA.
 import { z } from 'zod';
-import { connectionStringSchema, labelSchema, nameSchema, repoSchema, roleSchema, slugSchema } from './validation';
+import {
+  connectionStringSchema,
+  idSchema,
+  INT32_MAX,
+  isPlainLine,
+  labelSchema,
+  nameSchema,
+  repoSchema,
+  roleSchema,
+  slugSchema,
+  sqlText,
+} from './validation';
 
 const isoDate = z.string().meta({ description: 'ISO 8601 timestamp (UTC)', example: '2026-11-22T10:00:00.000Z' });
-const id = z.string().min(1).max(100);
+const id = idSchema;
 
 /** REST path parameters arrive percent-encoded (the adapter does not decode them); decoding is a no-op for tRPC callers. */
 export function pathParam<T extends z.ZodType>(schema: T) {
@@ -47,7 +58,8 @@ export const addConnectionInput = z.object({
   id: pathParam(id),
   label: labelSchema,
   role: roleSchema.default('other'),
-  connectionString: connectionStringSchema,
+  // its masked form is stored as text, so it must be text PostgreSQL can hold
+  connectionString: connectionStringSchema.refine(isPlainLine, 'Connection string must not contain control characters'),
 });
 export const removeConnectionInput = z.object({ id: pathParam(id), connectionId: pathParam(id) });
 
@@ -71,14 +83,19 @@ export type CatalogEntry = z.infer<typeof catalogEntry>;
 export const catalogQuery = catalogEntry.extend({ query: z.string(), createdAt: isoDate, updatedAt: isoDate });
 export type CatalogQuery = z.infer<typeof catalogQuery>;
 
-export const hashSchema = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Hash may contain only letters, digits, _ and -');
+/** A libpg_query fingerprint: 16 hexadecimal digits, stored and compared in lowercase. */
+export const hashSchema = z
+  .string()
+  .trim()
+  .regex(/^[0-9A-Fa-f]{16}$/, 'Hash must be a libpg_query fingerprint: 16 hexadecimal digits')
+  .toLowerCase();
 
 export const listQueriesInput = z.object({
   id: pathParam(id),
   source: sourceSchema.optional(),
-  q: z.string().max(1000).optional(),
+  q: sqlText('Search text', 1000).optional(),
   // A plain GET returns up to 1,000 entries; X-Total-Count tells when there are more to page through.
   limit: z.coerce.number().int().min(1).max(5000).default(1000),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: z.coerce.number().int().min(0).max(INT32_MAX).default(0),
 });
 export const getQueryInput = z.object({ id: pathParam(id), hash: pathParam(hashSchema) });

@@ -95,10 +95,10 @@ describe.each(BACKENDS)('CI ingestion on %s', (backend) => {
       repo,
       runId: 'h',
       queries: [
-        { query: 'SELECT $1 FROM weird_dialect_thing!!', hash: 'client-hash-1', formattedQuery: 'SELECT $1 FROM weird' },
+        { query: 'SELECT $1 FROM weird_dialect_thing!!', hash: 'c0ffee00c0ffee01', formattedQuery: 'SELECT $1 FROM weird' },
         { query: 'this is not sql' },
         { query: 'SELECT id FROM teams' },
-        { query: 'not sql either', hash: 'client-hash-2' },
+        { query: 'not sql either', hash: 'C0FFEE00C0FFEE02' }, // fingerprints are compared in lowercase
       ],
     });
     expect(result.queryCount).toBe(3);
@@ -106,9 +106,9 @@ describe.each(BACKENDS)('CI ingestion on %s', (backend) => {
     expect(result.rejected[0]!.index).toBe(1);
     expect(result.rejected[0]!.reason).toMatch(/syntax error/);
     const entries = await catalog();
-    expect(entries.get('client-hash-1')!.formattedQuery).toBe('SELECT $1 FROM weird');
+    expect(entries.get('c0ffee00c0ffee01')!.formattedQuery).toBe('SELECT $1 FROM weird');
     // no formattedQuery and unparseable: shown as sent
-    expect(entries.get('client-hash-2')!.formattedQuery).toBe('not sql either');
+    expect(entries.get('c0ffee00c0ffee02')!.formattedQuery).toBe('not sql either');
 
     const detail = await caller().ci.get({ id: result.id });
     expect(detail.rejected).toEqual(result.rejected);

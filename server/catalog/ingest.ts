@@ -53,16 +53,14 @@ export function rowsParameter(rows: readonly CatalogRow[]): string {
     rows.map((r) => ({
       id: newId('q'),
       hash: r.hash,
-      // PostgreSQL text cannot hold NUL (json_to_recordset would fail on \u0000); SQL never needs one
-      query: withoutNul(r.query),
-      formatted_query: withoutNul(r.formattedQuery),
+      // no NUL to strip: the input schemas refuse text PostgreSQL cannot hold (shared/validation.ts)
+      query: r.query,
+      formatted_query: r.formattedQuery,
       calls: r.calls,
       mean_time_ms: r.meanTimeMs,
     })),
   );
 }
-
-const withoutNul = (text: string) => (text.includes('\0') ? text.replaceAll('\0', '') : text);
 
 /** Stores one CI run; idempotent on (repo, runId), also when the same run is posted concurrently. */
 export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestResult> {

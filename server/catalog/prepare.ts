@@ -1,9 +1,8 @@
 // Turns the queries of a request into catalog rows: one per fingerprint hash, each with its
 // normalized, pretty-printed text. Runs before any transaction is opened, so the (CPU-bound)
 // fingerprinting never holds row locks.
-import { fingerprintSync } from 'libpg-query';
-import type { CiQueryInput, RejectedQuery } from '../../shared/ci';
-import { formatQuery, loadParser } from '../../shared/sql-fingerprint';
+import { CI_LIMITS, type CiQueryInput, type RejectedQuery } from '../../shared/ci';
+import { fingerprintOf, formatQuery, loadParser } from '../../shared/sql-fingerprint';
 
 export interface CatalogRow {
   hash: string;
@@ -22,8 +21,17 @@ export interface PreparedRun {
 const MAX_REASON = 500;
 
 function reasonOf(error: unknown): string {
+  // The parser's own message names what is wrong ("unterminated quoted string at or near ...").
   const message = error instanceof Error ? error.message : String(error);
   return `Query could not be parsed: ${message}`.slice(0, MAX_REASON);
+}
+
+/**
+ * Calls added up, held at CI_LIMITS.maxCalls: a sum of many large counts must not overflow the
+ * bigint column (nor lose integer precision in JavaScript) and fail the whole run.
+ */
+export function addCalls(a: number, b: number): number {
+  return Math.min(a + b, CI_LIMITS.maxCalls);
 }
 
 /** Mean of two samples weighted by their calls; either side may not know its figures. */
@@ -31,9 +39,10 @@ function mergeFigures(a: CatalogRow, b: CatalogRow): Pick<CatalogRow, 'calls' | 
   if (a.calls === null || b.calls === null) {
     return { calls: a.calls ?? b.calls, meanTimeMs: b.meanTimeMs ?? a.meanTimeMs };
   }
-  const calls = a.calls + b.calls;
+  const calls = addCalls(a.calls, b.calls);
   if (a.meanTimeMs === null || b.meanTimeMs === null) return { calls, meanTimeMs: b.meanTimeMs ?? a.meanTimeMs };
-  const meanTimeMs = calls > 0 ? (a.meanTimeMs * a.calls + b.meanTimeMs * b.calls) / calls : b.meanTimeMs;
+  const weight = a.calls + b.calls;
+  const meanTimeMs = weight > 0 ? (a.meanTimeMs * a.calls + b.meanTimeMs * b.calls) / weight : b.meanTimeMs;
   return { calls, meanTimeMs };
 }
 
@@ -47,9 +56,10 @@ async function formattedOrRaw(query: string): Promise<string> {
 }
 
 /**
- * Hashes every query (the client's hash wins), rejects the unparseable ones that came without a
- * hash, and merges repeats of one hash: a query listed twice in a run counts once, its figures
- * summed and the last text kept.
+ * Hashes every query (the client's hash wins: it fingerprinted the text with the same parser, and
+ * the zod layer only lets a fingerprint-shaped hash through), rejects the ones without a hash that
+ * do not parse to a statement, and merges repeats of one hash: a query listed twice in a run
+ * counts once, its figures summed and the last text kept.
  */
 export async function prepareQueries(queries: readonly CiQueryInput[]): Promise<PreparedRun> {
   await loadParser();
@@ -59,7 +69,7 @@ export async function prepareQueries(queries: readonly CiQueryInput[]): Promise<
     let hash = input.hash;
     if (hash === undefined) {
       try {
-        hash = fingerprintSync(input.query);
+        hash = fingerprintOf(input.query);
       } catch (error) {
         rejected.push({ index, reason: reasonOf(error) });
         return;
@@ -85,9 +95,18 @@ export async function prepareQueries(queries: readonly CiQueryInput[]): Promise<
   return { rows, rejected };
 }
 
-/** One query of the manual or production source; throws a readable message when it cannot be parsed. */
+/**
+ * One query typed by hand; throws a readable message when it does not parse. A person typed it, so
+ * it is parsed even when a hash came with it: a manual entry is never text the parser cannot read.
+ */
 export async function prepareOne(query: string, hash?: string): Promise<CatalogRow> {
-  const { rows, rejected } = await prepareQueries([{ query, hash }]);
-  if (rejected[0]) throw new Error(rejected[0].reason);
+  await loadParser();
+  let computed: string;
+  try {
+    computed = fingerprintOf(query);
+  } catch (error) {
+    throw new Error(reasonOf(error), { cause: error });
+  }
+  const { rows } = await prepareQueries([{ query, hash: hash ?? computed }]);
   return rows[0]!;
 }

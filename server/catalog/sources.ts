@@ -4,23 +4,14 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { SyncProductionOutput } from '../../shared/ci';
 import { catalogQueries, connections } from '../db/schema';
 import type { Db } from '../db/store';
-import { badRequest, conflict, notFound, upstream } from '../errors';
+import { badRequest, conflict, isForeignKeyViolation, notFound, upstream } from '../errors';
 import { newId } from '../ids';
 import type { Secrets } from '../secrets';
 import { requireEnvironment } from '../routers/environments';
-import { prepareOne, type CatalogRow } from './prepare';
+import { addCalls, prepareOne, type CatalogRow } from './prepare';
 import { rowsParameter } from './ingest';
 import { rowsOf, withRetry } from './sql';
 import { readDatabaseStatements, StatementsReadError, type DatabaseStatements } from './statements';
-
-const isForeignKeyViolation = (error: unknown) => {
-  let e: unknown = error;
-  for (let depth = 0; e && depth < 5; depth++) {
-    if ((e as { code?: unknown }).code === '23503') return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-};
 
 /** Adds or refreshes one query with lastSeenSource manual. Returns its hash and whether it was new. */
 export async function addManualQuery(db: Db, environmentId: string, query: string, hash?: string): Promise<{ hash: string; created: boolean }> {
@@ -122,11 +113,13 @@ export async function syncProduction({ db, secrets, read = readDatabaseStatement
     for (const q of statements.queries) {
       const seen = merged.get(q.hash);
       if (!seen) {
-        merged.set(q.hash, { hash: q.hash, query: q.query, formattedQuery: q.formattedQuery, calls: q.calls, meanTimeMs: q.meanTimeMs });
+        const calls = addCalls(0, q.calls);
+        merged.set(q.hash, { hash: q.hash, query: q.query, formattedQuery: q.formattedQuery, calls, meanTimeMs: q.meanTimeMs });
         continue;
       }
-      const calls = (seen.calls ?? 0) + q.calls;
-      const meanTimeMs = calls > 0 ? ((seen.meanTimeMs ?? 0) * (seen.calls ?? 0) + q.meanTimeMs * q.calls) / calls : q.meanTimeMs;
+      const calls = addCalls(seen.calls ?? 0, q.calls);
+      const weight = (seen.calls ?? 0) + q.calls;
+      const meanTimeMs = weight > 0 ? ((seen.meanTimeMs ?? 0) * (seen.calls ?? 0) + q.meanTimeMs * q.calls) / weight : q.meanTimeMs;
       merged.set(q.hash, { ...seen, calls, meanTimeMs });
     }
   }

@@ -1,6 +1,7 @@
 // Small helpers for the catalog's hand-written SQL, which runs unchanged on PGlite and PostgreSQL.
 import type { SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../db/store';
+import { databaseErrorOf } from '../errors';
 
 type Executor = Pick<Db, 'execute'>;
 
@@ -15,23 +16,13 @@ export async function rowsOf<T extends Record<string, unknown>>(db: Executor, qu
 // the insert; running again reads the link afresh and stores the run untagged.
 const RETRYABLE = new Set(['40P01', '40001', '23503']);
 
-function sqlState(error: unknown): string | undefined {
-  let e: unknown = error;
-  for (let depth = 0; e && depth < 5; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 /** Runs a transaction, again (a few times) when PostgreSQL aborted it for a reason that goes away. */
 export async function withRetry<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (error) {
-      const state = sqlState(error);
+      const state = databaseErrorOf(error)?.code;
       if (attempt >= attempts || !state || !RETRYABLE.has(state)) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
     }
