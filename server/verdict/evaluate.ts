@@ -1,0 +1,231 @@
+// The verdict of a CI run, as a pure function of data already read: the run's analyzed
+// queries, its baseline's costs, the environment's policy and acknowledgements, and the indexes the
+// run's schema drops. No database, no clock, no I/O: the same input gives the same verdict, byte
+// for byte, whatever the order its lists arrive in.
+//
+// Who decides what, outside this file:
+// - The BASELINE is picked by the caller: the latest run created before this one, of the same
+//   repository and environment, on the policy's comparison branch (ordered by created_at, id). For a
+//   run on the comparison branch itself that is simply its previous run on that branch: nothing
+//   here knows branches, so both cases are the same call. No earlier run: `baseline: null`, and
+//   only lost indexes are checked (nothing is "new" or "regressed" without something to compare).
+// - COSTS are the caller's too: `cost` is the query planned on production's snapshot with the
+//   run's schema differences applied; `baselineCosts` are the baseline run's costs (see
+//   /work/notes/verdict-design.md for why they should be planned on the same snapshot).
+// - INDEX NAMES in `indexesUsedInProduction` and `droppedIndexes` must be spelt alike (the design
+//   uses "schema.name"); they are compared as given.
+import {
+  FINDING_KINDS,
+  SEVERITIES,
+  policySchema,
+  type Acknowledgement,
+  type Finding,
+  type FindingKind,
+  type Policy,
+  type Verdict,
+  type VerdictBaseline,
+  type VerdictSummary,
+} from '../../shared/policy';
+
+export interface VerdictRecommendation {
+  createIndex: string;
+  costAfter: number;
+  savedPct: number;
+}
+
+export interface VerdictQuery {
+  hash: string;
+  formattedQuery: string;
+  /** Production cost with the run's schema applied; null when the query could not be planned. */
+  cost: number | null;
+  /** The advisor's recommendations for the query, in its order. */
+  recommendations: readonly VerdictRecommendation[];
+  /** Indexes the query's plan uses on production's own schema (without the run's differences). */
+  indexesUsedInProduction?: readonly string[];
+  /** What the run's schema changes for this query ("no production statistics for public.x", ...). */
+  schemaNotes: readonly string[];
+}
+
+export interface BaselineInput {
+  meta: VerdictBaseline;
+  /** The baseline run's queries: hash -> cost (null when it was not planned). A hash absent here is new. */
+  costs: ReadonlyMap<string, number | null>;
+}
+
+export interface EvaluateInput {
+  queries: readonly VerdictQuery[];
+  baseline: BaselineInput | null;
+  policy: Policy;
+  acknowledgements: readonly Pick<Acknowledgement, 'hash' | 'cost'>[];
+  /** Indexes production has that the run's schema drops. */
+  droppedIndexes: readonly string[];
+  snapshotAt: string | null;
+  analyzedAt: string | null;
+}
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+/** Costs that are not finite numbers are no costs at all. */
+const finite = (value: number | null | undefined): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Percent change from `from` to `to`; null when there is nothing to divide by. */
+export function changePct(from: number | null, to: number | null): number | null {
+  if (from === null || to === null || from <= 0) return null;
+  return round1(((to - from) / from) * 100);
+}
+
+/** True when `cost` is above `baselineCost` by more than `pct` percent. */
+export function exceeds(cost: number, baselineCost: number, pct: number): boolean {
+  return cost > baselineCost * (1 + pct / 100);
+}
+
+/**
+ * An acknowledgement holds while the query's cost stays within the policy's percentage of the cost
+ * it was acknowledged at, in either direction. When either cost is unknown there is no movement to
+ * measure, and it holds.
+ */
+export function acknowledgementHolds(acknowledgedCost: number | null, cost: number | null, pct: number): boolean {
+  if (acknowledgedCost === null || cost === null) return true;
+  return Math.abs(cost - acknowledgedCost) <= Math.abs(acknowledgedCost) * (pct / 100);
+}
+
+/** Findings in a fixed order: fail before warn, then by kind (FINDING_KINDS), highest cost first (unknown last), then hash. */
+export function compareFindings(a: Finding, b: Finding): number {
+  return (
+    SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) ||
+    FINDING_KINDS.indexOf(a.kind) - FINDING_KINDS.indexOf(b.kind) ||
+    (b.cost ?? -Infinity) - (a.cost ?? -Infinity) ||
+    compare(a.hash, b.hash)
+  );
+}
+
+const emptySummary = (queries = 0): VerdictSummary => ({ queries, newQueries: 0, regressions: 0, needIndex: 0, lostIndex: 0 });
+
+/** A policy echoed in a verdict is a copy in its normal form (hashes lowercase, sorted, once). */
+const normalPolicy = (policy: Policy): Policy => policySchema.parse(policy);
+
+export function evaluateVerdict(input: EvaluateInput): Verdict {
+  const policy = normalPolicy(input.policy);
+  const ignored = new Set(policy.ignoredHashes);
+  const dropped = new Set(input.droppedIndexes);
+  const acknowledgedAt = new Map(input.acknowledgements.map((a) => [a.hash.toLowerCase(), finite(a.cost)]));
+  const baselineCosts = new Map<string, number | null>();
+  for (const [hash, cost] of input.baseline?.costs ?? []) baselineCosts.set(hash.toLowerCase(), finite(cost));
+
+  const seen = new Set<string>();
+  const findings: Finding[] = [];
+  let newQueries = 0;
+  for (const query of input.queries) {
+    const hash = query.hash.toLowerCase();
+    // The store keeps one row per (run, hash); two here would make the verdict depend on their order.
+    if (seen.has(hash)) throw new Error(`evaluateVerdict: query ${hash} is listed twice`);
+    seen.add(hash);
+
+    const inBaseline = input.baseline !== null && baselineCosts.has(hash);
+    const isNew = input.baseline !== null && !inBaseline;
+    if (isNew) newQueries++;
+    if (ignored.has(hash)) continue;
+
+    const cost = finite(query.cost);
+    const baselineCost = inBaseline ? (baselineCosts.get(hash) ?? null) : null;
+    const recommendations = query.recommendations.map(({ createIndex, costAfter, savedPct }) => ({ createIndex, costAfter, savedPct }));
+    const schemaNotes = [...new Set(query.schemaNotes)];
+    const ackHolds = acknowledgedAt.has(hash) && acknowledgementHolds(acknowledgedAt.get(hash) ?? null, cost, policy.costRegressionPct);
+    const add = (kind: FindingKind) => {
+      const mode = policy.conditions[kind];
+      if (mode === 'off') return false;
+      findings.push({
+        kind,
+        severity: mode,
+        hash,
+        formattedQuery: query.formattedQuery,
+        cost,
+        baselineCost,
+        changePct: changePct(baselineCost, cost),
+        recommendations,
+        schemaNotes,
+        acknowledged: ackHolds,
+      });
+      return true;
+    };
+
+    if (inBaseline && cost !== null && baselineCost !== null && exceeds(cost, baselineCost, policy.costRegressionPct) && cost >= policy.minCost) {
+      add('cost_regression');
+    }
+    if ((query.indexesUsedInProduction ?? []).some((name) => dropped.has(name))) add('lost_index');
+    if (isNew) {
+      const bestSaved = Math.max(-Infinity, ...recommendations.map((r) => finite(r.savedPct) ?? -Infinity));
+      // With the index condition off, a new query that needs an index is still a new query.
+      if (!(bestSaved >= policy.minSavedPct && add('new_query_needs_index'))) add('new_query');
+    }
+  }
+  findings.sort(compareFindings);
+
+  const counting = findings.filter((f) => !f.acknowledged);
+  const status = counting.some((f) => f.severity === 'fail') ? 'fail' : counting.some((f) => f.severity === 'warn') ? 'warn' : 'pass';
+  const count = (kind: FindingKind) => findings.filter((f) => f.kind === kind).length;
+  return {
+    status,
+    reason: input.baseline
+      ? null
+      : `No earlier run of branch "${policy.comparisonBranch}" to compare with: only indexes the run's schema drops were checked`,
+    baseline: input.baseline ? { ...input.baseline.meta } : null,
+    snapshotAt: input.snapshotAt,
+    analyzedAt: input.analyzedAt,
+    policy,
+    summary: {
+      queries: seen.size,
+      newQueries,
+      regressions: count('cost_regression'),
+      needIndex: count('new_query_needs_index'),
+      lostIndex: count('lost_index'),
+    },
+    findings,
+  };
+}
+
+/**
+ * No verdict can be given, and none ever blocks: the repository is not linked to an environment,
+ * or the environment has no production connection.
+ */
+export function unavailableVerdict(reason: string, policy: Policy): Verdict {
+  return {
+    status: 'unavailable',
+    reason,
+    baseline: null,
+    snapshotAt: null,
+    analyzedAt: null,
+    policy: normalPolicy(policy),
+    summary: emptySummary(),
+    findings: [],
+  };
+}
+
+export interface PendingInput {
+  policy: Policy;
+  /** The run's distinct queries, when known. */
+  queries?: number;
+  baseline?: VerdictBaseline | null;
+  snapshotAt?: string | null;
+  /** Queries planned so far out of those that need planning (the cached ones are not counted). */
+  progress?: { done: number; total: number };
+}
+
+/** The analysis has not finished: the verdict says how far it is, in `reason` (the wire shape has no other place). */
+export function pendingVerdict(input: PendingInput): Verdict {
+  const progress = input.progress;
+  const reason =
+    progress && progress.total > 0
+      ? `Analyzing: ${Math.min(progress.done, progress.total)} of ${progress.total} queries planned`
+      : 'Waiting for the analysis of this run';
+  return {
+    status: 'pending',
+    reason,
+    baseline: input.baseline ? { ...input.baseline } : null,
+    snapshotAt: input.snapshotAt ?? null,
+    analyzedAt: null,
+    policy: normalPolicy(input.policy),
+    summary: emptySummary(input.queries ?? 0),
+    findings: [],
+  };
+}
