@@ -1,17 +1,21 @@
+import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
+// What each part of querytrail may import (no-restricted-imports). ESLint applies the last matching
+// block's options, so every block lists all that holds for its files.
+
+// ---- Databases ----
 // A user's database is reached only through gateway/ (read-only transactions, pinned search_path,
 // timeouts, the connection-string allow-list, the marker), and only through its index.
 const PG_MESSAGE = "Connect to a user's database through gateway/index (openGateway). Only code that connects to our own databases (the store, the shadow planner, tests, benchmarks) may use pg.";
 const GATEWAY_INDEX_ONLY = {
-  group: ['**/gateway/*', '!**/gateway/index', '!**/gateway/index.js'],
-  message: 'Import the gateway through gateway/index only.',
+  patterns: [{ group: ['**/gateway/*', '!**/gateway/index', '!**/gateway/index.js'], message: 'Import the gateway through gateway/index only.' }],
 };
-const PG_IMPORTS = {
+const NO_PG = {
   paths: ['pg', 'pg-pool', 'pg-connection-string'].map((name) => ({ name, message: PG_MESSAGE })),
-  patterns: [{ group: ['pg/*', 'pg-pool/*', 'pg-connection-string/*'], message: PG_MESSAGE }, GATEWAY_INDEX_ONLY],
+  patterns: [{ group: ['pg/*', 'pg-pool/*', 'pg-connection-string/*'], message: PG_MESSAGE }, ...GATEWAY_INDEX_ONLY.patterns],
 };
 // Code that connects to our OWN databases: the app's store, the shadow planner's scratch server,
 // tests and benchmarks (which set up the databases they then read through the gateway).
@@ -24,6 +28,67 @@ const OWN_DATABASES = [
   '**/*.test.ts',
   '**/*.test.tsx',
 ];
+
+// ---- Layers ----
+// Tests, the client's test kit and the test servers may reach into any layer to set it up.
+const TEST_CODE = ['**/*.test.ts', '**/*.test.tsx', 'client/testing/**', 'test/**'];
+/** A relative import into one of these top-level folders ('../server/x'; not the package '@trpc/server'). */
+const into = (...names) => `^(\\.\\.?/)+(${names.join('|')})(/|$)`;
+
+/** Production code runs without the test suite: it imports no test helper and no test library. */
+const NO_TEST_HELPERS = {
+  paths: ['vitest', 'playwright-core'].map((name) => ({ name, message: 'Test libraries are for tests only.' })),
+  patterns: [
+    {
+      group: ['**/test/**', '**/testing/**', '**/*.test', '**/*.test.*', '**/test-helpers*', '@testing-library/*'],
+      message: 'Production code imports no test helper (test/, client/testing/, *.test.*).',
+    },
+  ],
+};
+/** The shadow planner is used through what advisor/index exports (it owns the slots and the safety). */
+const ADVISOR_INDEX_ONLY = {
+  patterns: [{ group: ['**/advisor/*', '!**/advisor/index', '!**/advisor/index.js'], message: 'Use the advisor through advisor/index only.' }],
+};
+/** The SPA and shared/ run in the browser. */
+const NO_NODE_MODULES = {
+  paths: builtinModules.filter((name) => !name.startsWith('_')).map((name) => ({ name, message: 'Runs in the browser: no Node modules.' })),
+  patterns: [{ group: ['node:*'], message: 'Runs in the browser: no Node modules.' }],
+};
+const NODE_GLOBALS = ['process', 'Buffer', 'global', '__dirname', '__filename', 'require', 'module'].map((name) => ({
+  name,
+  message: 'Runs in the browser: no Node globals.',
+}));
+
+// The SPA talks to the server over tRPC only (the router's type) and shares its zod schemas.
+const CLIENT = {
+  patterns: [
+    {
+      regex: '^(\\.\\.?/)+server/(?!routers/root$)',
+      message: 'The SPA reaches the server over tRPC: import only the AppRouter type (server/routers/root) and shared/.',
+    },
+    { regex: '^(\\.\\.?/)+server/routers/root$', allowTypeImports: true, message: 'Import only the AppRouter type: `import type { AppRouter }`.' },
+    { regex: into('analyzer', 'advisor', 'gateway', 'cli', 'bench'), message: 'The SPA imports only shared/ (and the AppRouter type); it calls the analyzer over HTTP.' },
+  ],
+};
+// Used by every layer, the browser included, so it depends on none of them.
+const SHARED = { patterns: [{ regex: into('server', 'analyzer', 'advisor', 'gateway', 'client', 'cli', 'bench'), message: 'shared/ depends on no other layer.' }] };
+// Runs in users' CI as a client of the API: it shares the analyzer's read of pg_stat_statements and
+// shared/, never the server's internals.
+const CLI = { patterns: [{ regex: into('server', 'client'), message: 'The CLI is a client of the API: it imports nothing of server/ (nor client/).' }] };
+const SERVER = { patterns: [{ regex: into('client', 'cli'), message: 'The server imports neither the SPA nor the CLI.' }] };
+// Runs on users' machines on its own, without the web server.
+const ANALYZER = { patterns: [{ regex: into('server', 'client', 'cli'), message: 'The analyzer imports nothing of the web server, the SPA or the CLI.' }] };
+const ADVISOR = { patterns: [{ regex: into('server', 'analyzer', 'client', 'cli'), message: 'The advisor depends on the gateway and shared/ only.' }] };
+const GATEWAY = { patterns: [{ regex: into('server', 'analyzer', 'client', 'cli'), message: 'The gateway depends on shared/ only.' }] };
+
+/** One no-restricted-imports rule out of several lists of restrictions. */
+function restrict(...parts) {
+  return {
+    'no-restricted-imports': ['error', { paths: parts.flatMap((p) => p.paths ?? []), patterns: parts.flatMap((p) => p.patterns ?? []) }],
+  };
+}
+/** The restrictions on the production files among `files`: theirs, and no test helpers. */
+const production = (files, ...parts) => ({ files, ignores: TEST_CODE, rules: restrict(NO_TEST_HELPERS, ...parts) });
 
 export default tseslint.config(
   { ignores: ['node_modules', 'dist', '.data', 'server/db/migrations'] },
@@ -38,8 +103,22 @@ export default tseslint.config(
   { files: ['client/**/*.{ts,tsx}'], ...reactHooks.configs.flat['recommended-latest'] },
   // we do not use the React Compiler, so its memoization warnings do not apply
   { files: ['client/**/*.{ts,tsx}'], rules: { 'react-hooks/incompatible-library': 'off' } },
-  { files: ['**/*.{ts,tsx,js,mjs}'], ignores: ['gateway/**'], rules: { 'no-restricted-imports': ['error', PG_IMPORTS] } },
-  { files: OWN_DATABASES, ignores: ['gateway/**'], rules: { 'no-restricted-imports': ['error', { patterns: [GATEWAY_INDEX_ONLY] }] } },
+
+  // imports: the general case first, each later block narrower
+  { files: ['**/*.{ts,tsx,js,mjs}'], rules: restrict(NO_PG) },
+  { files: OWN_DATABASES, rules: restrict(GATEWAY_INDEX_ONLY) },
+  { files: ['gateway/**'], rules: { 'no-restricted-imports': 'off' } },
+  production(['client/**'], NO_PG, NO_NODE_MODULES, CLIENT),
+  production(['shared/**'], NO_PG, NO_NODE_MODULES, SHARED),
+  production(['cli/**'], NO_PG, ADVISOR_INDEX_ONLY, CLI),
+  production(['server/**'], NO_PG, ADVISOR_INDEX_ONLY, SERVER),
+  production(['server/db/**'], GATEWAY_INDEX_ONLY, ADVISOR_INDEX_ONLY, SERVER),
+  production(['analyzer/**'], NO_PG, ADVISOR_INDEX_ONLY, ANALYZER),
+  production(['gateway/**'], ADVISOR_INDEX_ONLY, GATEWAY),
+  production(['advisor/**'], NO_PG, ADVISOR),
+  production(['advisor/shadow*.ts', 'advisor/postgres-process.ts'], GATEWAY_INDEX_ONLY, ADVISOR),
+  { files: ['client/**', 'shared/**'], ignores: TEST_CODE, rules: { 'no-restricted-globals': ['error', ...NODE_GLOBALS] } },
+
   // tests read JSON response bodies whose shape is the thing under test
   { files: ['**/*.test.ts', '**/*.test.tsx'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

@@ -80,7 +80,7 @@ describe('shadow planner', () => {
     for (const [hash, sql] of Object.entries(QUERIES)) {
       const real = await realPlan(sql);
       const shadow = analysis(hash as keyof typeof QUERIES);
-      expect(shadow.error, hash).toBeUndefined();
+      expect(shadow.error, hash).toBeNull();
       expect(shadow.planShape, hash).toBe(planShape(real));
       // The shadow's empty B-trees have height 0, so each index descent is charged up to
       // 2 x 0.125 less than production's (README, limits): visible only on tiny costs.

@@ -1,52 +1,9 @@
-// From a query's parse tree to the indexes worth trying. PostgreSQL's own parser (libpg-query)
-// gives the tree; we only read it: which columns of which table are compared with a value
-// (equality or range), joined to another table, sorted or grouped on, tested for containment
-// (jsonb/array), or fixed by a constant (a partial index predicate). The shadow planner, not
-// this file, decides which candidate wins, so generation errs on the side of trying more.
-import { loadModule, parseSync } from 'libpg-query';
-
-export interface TableName {
-  schema: string;
-  table: string;
-}
-
-export interface ColumnInfo {
-  type: string;
-  /** pg_type.typcategory: 'A' array, 'U' user (jsonb is 'U'), ... */
-  category: string;
-}
-
-export interface Catalog {
-  /** Resolves a name as the query's search_path would; undefined for views, CTEs and unknown names. */
-  resolve(schema: string | undefined, name: string): TableName | undefined;
-  columns(table: TableName): Map<string, ColumnInfo> | undefined;
-  /** Estimated distinct values of a column (positive), to put the most selective equality first. */
-  distinct(table: TableName, column: string): number;
-}
-
-/** Most distinct values a column may have for `col = literal` to be taken as a partial-index predicate. */
-export const PARTIAL_MAX_DISTINCT = 100;
-
-export type PredicateKind = 'eq' | 'range' | 'join' | 'contain';
-
-export interface ColumnUse {
-  column: string;
-  kind: PredicateKind;
-  /** SQL of the whole conjunct when it compares the column with a constant: a partial-index predicate. */
-  constant?: string;
-  /** Under an OR: usable by a bitmap OR of single-column indexes, not as a composite's part. */
-  inOr?: boolean;
-}
-
-export interface TableUsage extends TableName {
-  uses: ColumnUse[];
-  /** Conjuncts such as `col IS NOT NULL` that only a partial index predicate can use. */
-  filters: string[];
-  orderBy: string[];
-  groupBy: string[];
-  /** Columns the query reads from this table; null when it reads all (`*`). */
-  referenced: Set<string> | null;
-}
+// From how a query uses each table (usage.ts) to the indexes worth trying on it. The shadow
+// planner, not this file, decides which candidate wins, so generation errs on the side of trying
+// more: every single column, then composites, covering and partial variants.
+import type { Catalog, TableName } from './catalog.js';
+import { quoteIdent } from './sql-text.js';
+import type { TableUsage } from './usage.js';
 
 export interface IndexCandidate extends TableName {
   am: 'btree' | 'gin';
@@ -63,410 +20,124 @@ export interface CandidateOptions {
   gin?: boolean;
 }
 
-// Any JSON node of the libpg-query tree.
-type Node = Record<string, unknown>;
+/** Most columns a covering candidate adds as INCLUDE: beyond that the index grows toward a copy of the table. */
+const MAX_INCLUDE = 4;
 
-const isObj = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
-const child = (n: Node, key: string): Node | undefined => (isObj(n[key]) ? (n[key] as Node) : undefined);
-const list = (v: unknown): Node[] => (Array.isArray(v) ? (v.filter(isObj) as Node[]) : []);
-const sval = (n: Node | undefined): string | undefined => (n && isObj(n.String) ? (n.String.sval as string | undefined) : undefined);
+/** Two candidates with the same key are the same index. */
+export const candidateKey = (c: IndexCandidate) => `${c.schema}.${c.table}|${c.am}|${c.keys.join(',')}|${c.include.join(',')}|${c.predicate ?? ''}`;
 
-export function quoteIdent(name: string): string {
-  return /^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`;
+/** What follows CREATE INDEX ... ON: the table, the method, the columns and the predicate, as SQL. */
+export function candidateTarget(c: IndexCandidate): string {
+  return (
+    `${quoteIdent(c.schema)}.${quoteIdent(c.table)}${c.am === 'btree' ? '' : ` USING ${c.am}`} (${c.keys.map(quoteIdent).join(', ')})` +
+    (c.include.length ? ` INCLUDE (${c.include.map(quoteIdent).join(', ')})` : '') +
+    (c.predicate ? ` WHERE ${c.predicate}` : '')
+  );
 }
-
-function quoteLiteral(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
-}
-
-/** SQL text of a literal (possibly cast) or undefined when the node is not a constant. */
-function constantText(node: Node | undefined): string | undefined {
-  if (!node) return undefined;
-  const c = child(node, 'A_Const');
-  if (c) {
-    if (c.isnull) return 'NULL';
-    if (isObj(c.ival)) return String((c.ival.ival as number | undefined) ?? 0);
-    if (isObj(c.fval)) return String(c.fval.fval);
-    if (isObj(c.boolval)) return c.boolval.boolval ? 'true' : 'false';
-    if (isObj(c.sval)) return quoteLiteral(String(c.sval.sval ?? ''));
-    return undefined;
-  }
-  const cast = child(node, 'TypeCast');
-  if (cast) {
-    const inner = constantText(child(cast, 'arg'));
-    const typeName = child(cast, 'typeName');
-    const names = list(typeName?.names).map(sval).filter((s): s is string => !!s && s !== 'pg_catalog');
-    if (inner === undefined || names.length === 0) return undefined;
-    return `${inner}::${names.map(quoteIdent).join('.')}`;
-  }
-  return undefined;
-}
-
-/** True when a subtree holds no column reference (a value for the executor: constant, $n, now()). */
-function isValue(node: Node | undefined): boolean {
-  if (!node) return false;
-  let found = false;
-  const visit = (v: unknown) => {
-    if (found) return;
-    if (Array.isArray(v)) return v.forEach(visit);
-    if (!isObj(v)) return;
-    if ('ColumnRef' in v || 'SubLink' in v) {
-      found = true;
-      return;
-    }
-    Object.values(v).forEach(visit);
-  };
-  visit(node);
-  return !found;
-}
-
-interface ScopeEntry extends TableName {
-  alias: string;
-  usage: TableUsage;
-}
-
-interface Scope {
-  entries: ScopeEntry[];
-  parent?: Scope;
-  ctes: Set<string>;
-}
-
-const FLIP: Record<string, string> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=', '=': '=', '@>': '<@', '<@': '@>', '&&': '&&' };
-const RANGE_OPS = new Set(['<', '>', '<=', '>=']);
-const CONTAIN_OPS = new Set(['@>', '&&', '?', '?|', '?&']);
-
-/** Collects, per table reference, how a SELECT (and its subqueries) uses columns. */
-export class UsageCollector {
-  readonly usages: TableUsage[] = [];
-  constructor(private readonly catalog: Catalog) {}
-
-  collect(sql: string): TableUsage[] {
-    const tree = parseSync(sql) as { stmts?: { stmt?: Node }[] };
-    for (const s of tree.stmts ?? []) if (s.stmt) this.statement(s.stmt, undefined);
-    return this.usages;
-  }
-
-  private statement(stmt: Node, parent: Scope | undefined): void {
-    const select = child(stmt, 'SelectStmt');
-    if (select) return this.select(select, parent);
-    // UPDATE/DELETE: their WHERE finds rows like a SELECT's does.
-    const dml = child(stmt, 'UpdateStmt') ?? child(stmt, 'DeleteStmt');
-    if (dml) {
-      const scope: Scope = { entries: [], parent, ctes: new Set() };
-      const rel = child(dml, 'relation');
-      if (rel) this.rangeVar(rel, scope);
-      for (const f of [...list(dml.fromClause), ...list(dml.usingClause)]) this.fromItem(f, scope);
-      this.conjuncts(child(dml, 'whereClause'), scope, false);
-      return;
-    }
-    this.walk(stmt, parent ?? { entries: [], ctes: new Set() });
-  }
-
-  private select(select: Node, parent: Scope | undefined): void {
-    const scope: Scope = { entries: [], parent, ctes: new Set(parent?.ctes ?? []) };
-    const withClause = child(select, 'withClause');
-    for (const cte of list(withClause?.ctes)) {
-      const c = child(cte, 'CommonTableExpr');
-      if (!c) continue;
-      scope.ctes.add(String(c.ctename));
-      const q = child(c, 'ctequery');
-      if (q) this.statement(q, parent);
-    }
-    // UNION and friends: each arm is its own SELECT.
-    const larg = child(select, 'larg');
-    const rarg = child(select, 'rarg');
-    if (larg || rarg) {
-      if (larg) this.select(larg, scope);
-      if (rarg) this.select(rarg, scope);
-      return;
-    }
-    for (const f of list(select.fromClause)) this.fromItem(f, scope);
-    this.conjuncts(child(select, 'whereClause'), scope, false);
-    for (const t of list(select.targetList)) this.walk(t, scope);
-    this.walk(child(select, 'havingClause'), scope);
-    const sortCols = this.columnList(list(select.sortClause).map((s) => child(s, 'SortBy')?.node as Node | undefined), scope);
-    if (sortCols) sortCols.entry.usage.orderBy = sortCols.columns;
-    const groupCols = this.columnList(list(select.groupClause), scope);
-    if (groupCols) groupCols.entry.usage.groupBy = groupCols.columns;
-    for (const s of list(select.sortClause)) this.walk(s, scope);
-    for (const g of list(select.groupClause)) this.walk(g, scope);
-  }
-
-  /** The columns of a list when all are plain columns of one table (a sort an index can give). */
-  private columnList(nodes: (Node | undefined)[], scope: Scope): { entry: ScopeEntry; columns: string[] } | undefined {
-    if (nodes.length === 0) return undefined;
-    let entry: ScopeEntry | undefined;
-    const columns: string[] = [];
-    for (const n of nodes) {
-      const ref = n && child(n, 'ColumnRef');
-      const r = ref && this.resolveColumn(ref, scope);
-      if (!r || (entry && r.entry !== entry)) return undefined;
-      entry = r.entry;
-      columns.push(r.column);
-    }
-    return entry ? { entry, columns } : undefined;
-  }
-
-  private rangeVar(rv: Node, scope: Scope): ScopeEntry | undefined {
-    const name = String(rv.relname);
-    const schema = rv.schemaname as string | undefined;
-    const alias = (child(rv, 'alias')?.aliasname as string | undefined) ?? name;
-    if (!schema && scope.ctes.has(name)) return undefined;
-    const table = this.catalog.resolve(schema, name);
-    if (!table) return undefined;
-    const usage: TableUsage = { ...table, uses: [], filters: [], orderBy: [], groupBy: [], referenced: new Set() };
-    this.usages.push(usage);
-    const entry = { ...table, alias, usage };
-    scope.entries.push(entry);
-    return entry;
-  }
-
-  private fromItem(item: Node, scope: Scope): ScopeEntry[] {
-    const rv = child(item, 'RangeVar');
-    if (rv) {
-      const e = this.rangeVar(rv, scope);
-      return e ? [e] : [];
-    }
-    const join = child(item, 'JoinExpr');
-    if (join) {
-      const left = this.fromItem(child(join, 'larg') ?? {}, scope);
-      const right = this.fromItem(child(join, 'rarg') ?? {}, scope);
-      for (const u of list(join.usingClause)) {
-        const col = sval(u);
-        if (!col) continue;
-        for (const e of [...left, ...right]) if (this.catalog.columns(e)?.has(col)) this.use(e, { column: col, kind: 'join' });
-      }
-      // Conditions of an outer join's ON still drive index choice for the inner side.
-      this.conjuncts(child(join, 'quals'), scope, false);
-      return [...left, ...right];
-    }
-    const sub = child(item, 'RangeSubselect');
-    if (sub) {
-      const q = child(sub, 'subquery');
-      if (q) this.statement(q, sub.lateral ? scope : scope.parent);
-      return [];
-    }
-    this.walk(item, scope);
-    return [];
-  }
-
-  private resolveColumn(ref: Node, scope: Scope): { entry: ScopeEntry; column: string } | undefined {
-    const fields = list(ref.fields).map(sval);
-    if (fields.some((f) => f === undefined)) return undefined; // `*` or `t.*`
-    const names = fields as string[];
-    const column = names[names.length - 1]!;
-    for (let s: Scope | undefined = scope; s; s = s.parent) {
-      if (names.length === 1) {
-        const matches = s.entries.filter((e) => this.catalog.columns(e)?.has(column));
-        if (matches.length === 1) return { entry: matches[0]!, column };
-        if (matches.length > 1) return undefined;
-      } else {
-        const qualifier = names[names.length - 2]!;
-        const e = s.entries.find((x) => x.alias === qualifier && (names.length < 3 || x.schema === names[names.length - 3]));
-        if (e) return this.catalog.columns(e)?.has(column) ? { entry: e, column } : undefined;
-      }
-    }
-    return undefined;
-  }
-
-  private use(entry: ScopeEntry, use: ColumnUse): void {
-    const dup = entry.usage.uses.some((u) => u.column === use.column && u.kind === use.kind && u.constant === use.constant && !!u.inOr === !!use.inOr);
-    if (!dup) entry.usage.uses.push(use);
-  }
-
-  /** Splits an AND tree and classifies each conjunct; an OR's arms are classified as `inOr`. */
-  private conjuncts(node: Node | undefined, scope: Scope, inOr: boolean): void {
-    if (!node) return;
-    const bool = child(node, 'BoolExpr');
-    if (bool && bool.boolop === 'AND_EXPR') return list(bool.args).forEach((a) => this.conjuncts(a, scope, inOr));
-    if (bool && bool.boolop === 'OR_EXPR') return list(bool.args).forEach((a) => this.conjuncts(a, scope, true));
-    this.classify(node, scope, inOr);
-    this.walk(node, scope);
-  }
-
-  private classify(node: Node, scope: Scope, inOr: boolean): void {
-    const col = (n: Node | undefined) => {
-      const ref = n && child(n, 'ColumnRef');
-      return ref ? this.resolveColumn(ref, scope) : undefined;
-    };
-    const null_ = child(node, 'NullTest');
-    if (null_) {
-      const c = col(child(null_, 'arg'));
-      if (!c) return;
-      const text = `${quoteIdent(c.column)} ${null_.nulltesttype === 'IS_NULL' ? 'IS NULL' : 'IS NOT NULL'}`;
-      if (null_.nulltesttype === 'IS_NULL') this.use(c.entry, { column: c.column, kind: 'eq', constant: text, inOr });
-      else if (!inOr) c.entry.usage.filters.push(text);
-      return;
-    }
-    // A bare boolean column, or NOT of one.
-    const bare = col(node);
-    const notArg = child(node, 'BoolExpr')?.boolop === 'NOT_EXPR' ? list(child(node, 'BoolExpr')!.args)[0] : undefined;
-    const negated = col(notArg);
-    if (bare || negated) {
-      const c = (bare ?? negated)!;
-      this.use(c.entry, { column: c.column, kind: 'eq', constant: `${negated ? 'NOT ' : ''}${quoteIdent(c.column)}`, inOr });
-      return;
-    }
-    const e = child(node, 'A_Expr');
-    if (!e) return;
-    const op = sval(list(e.name)[list(e.name).length - 1]);
-    let left = child(e, 'lexpr');
-    let right = child(e, 'rexpr');
-    let operator = op ?? '';
-    let c = col(left);
-    if (!c && col(right) && e.kind === 'AEXPR_OP' && FLIP[operator]) {
-      [left, right] = [right, left];
-      operator = FLIP[operator]!;
-      c = col(left);
-    }
-    if (!c) return;
-    const other = col(right);
-    switch (e.kind) {
-      case 'AEXPR_OP':
-        if (operator === '=' && other && other.entry !== c.entry) {
-          this.use(c.entry, { column: c.column, kind: 'join', inOr });
-          this.use(other.entry, { column: other.column, kind: 'join', inOr });
-        } else if (!isValue(right)) {
-          return;
-        } else if (operator === '=') {
-          // A literal on a state-like column (status = 'refunded') is a fixed part of the query and
-          // can become a partial index predicate; on a high-cardinality column (customer_id = 42)
-          // it is a parameter in all but name, and an index for one customer would be useless.
-          const k = constantText(right);
-          const stateLike = k !== undefined && this.catalog.distinct(c.entry, c.column) <= PARTIAL_MAX_DISTINCT;
-          this.use(c.entry, { column: c.column, kind: 'eq', inOr, ...(stateLike ? { constant: `${quoteIdent(c.column)} = ${k}` } : {}) });
-        } else if (RANGE_OPS.has(operator)) {
-          this.use(c.entry, { column: c.column, kind: 'range', inOr });
-        } else if (CONTAIN_OPS.has(operator)) {
-          const info = this.catalog.columns(c.entry)?.get(c.column);
-          if (info && (info.type === 'jsonb' || info.category === 'A')) this.use(c.entry, { column: c.column, kind: 'contain', inOr });
-        } else if (operator === '<>' || operator === '!=') {
-          const k = constantText(right);
-          if (k && !inOr) c.entry.usage.filters.push(`${quoteIdent(c.column)} <> ${k}`);
-        }
-        return;
-      case 'AEXPR_IN':
-        if (operator === '=' && isValue(right)) this.use(c.entry, { column: c.column, kind: 'eq', inOr });
-        return;
-      case 'AEXPR_OP_ANY':
-        if (operator === '=' && isValue(right)) this.use(c.entry, { column: c.column, kind: 'eq', inOr });
-        return;
-      case 'AEXPR_BETWEEN':
-        if (isValue(right)) this.use(c.entry, { column: c.column, kind: 'range', inOr });
-        return;
-      case 'AEXPR_LIKE': {
-        // Only a fixed prefix can use a B-tree (and only under the C collation or pattern_ops).
-        const k = constantText(right);
-        if (k && /^'[^%_]+%'$/.test(k)) this.use(c.entry, { column: c.column, kind: 'range', inOr });
-        return;
-      }
-      default:
-        return;
-    }
-  }
-
-  /** Marks every column read under a node as referenced and analyzes nested subqueries. */
-  private walk(node: unknown, scope: Scope): void {
-    if (Array.isArray(node)) return node.forEach((n) => this.walk(n, scope));
-    if (!isObj(node)) return;
-    const ref = child(node, 'ColumnRef');
-    if (ref) {
-      const fields = list(ref.fields);
-      if (fields.some((f) => 'A_Star' in f)) {
-        const qualifier = sval(fields[0]);
-        for (const e of scope.entries) if (fields.length === 1 || e.alias === qualifier) e.usage.referenced = null;
-        return;
-      }
-      const r = this.resolveColumn(ref, scope);
-      r?.entry.usage.referenced?.add(r.column);
-      return;
-    }
-    const sub = child(node, 'SubLink');
-    if (sub) {
-      this.walk(child(sub, 'testexpr'), scope);
-      const q = child(sub, 'subselect');
-      if (q) this.statement(q, scope);
-      return;
-    }
-    const select = child(node, 'SelectStmt');
-    if (select) return this.select(select, scope);
-    for (const v of Object.values(node)) this.walk(v, scope);
-  }
-}
-
-let parserReady: Promise<void> | undefined;
-export function loadParser(): Promise<void> {
-  parserReady ??= loadModule();
-  return parserReady;
-}
-
-const key = (c: IndexCandidate) => `${c.schema}.${c.table}|${c.am}|${c.keys.join(',')}|${c.include.join(',')}|${c.predicate ?? ''}`;
 
 /** Candidate indexes for one query's table usages; duplicates removed, existing coverage not yet checked. */
 export function candidatesFor(usages: TableUsage[], catalog: Catalog, options: CandidateOptions = {}): IndexCandidate[] {
   const maxColumns = options.maxColumns ?? 3;
   const out = new Map<string, IndexCandidate>();
-  const add = (c: IndexCandidate) => {
-    if (c.keys.length === 0 || new Set([...c.keys, ...c.include]).size !== c.keys.length + c.include.length) return;
-    if (c.am === 'btree' && c.keys.length > maxColumns) return;
-    out.set(key(c), c);
-  };
-  for (const u of usages) {
-    const table = { schema: u.schema, table: u.table };
-    const btree = (keys: string[], include: string[] = [], predicate: string | null = null): IndexCandidate => ({ ...table, am: 'btree', keys, include, predicate });
-    const byDistinct = (cols: string[]) => [...new Set(cols)].sort((a, b) => catalog.distinct(table, b) - catalog.distinct(table, a));
-    const plain = u.uses.filter((x) => !x.inOr);
-    const eq = byDistinct(plain.filter((x) => x.kind === 'eq').map((x) => x.column));
-    const joins = [...new Set(plain.filter((x) => x.kind === 'join').map((x) => x.column))];
-    const ranges = [...new Set(plain.filter((x) => x.kind === 'range').map((x) => x.column))];
-    const tails: string[][] = [...ranges.map((r) => [r]), ...(u.orderBy.length ? [u.orderBy] : []), ...(u.groupBy.length ? [u.groupBy] : [])];
-
-    // Single columns: what the simplest advisors try, and what an OR's bitmap scans need.
-    for (const x of u.uses) if (x.kind !== 'contain') add(btree([x.column]));
-    for (const t of tails) add(btree([t[0]!]));
-    if (options.gin !== false) for (const x of u.uses) if (x.kind === 'contain') add({ ...table, am: 'gin', keys: [x.column], include: [], predicate: null });
-    if (maxColumns < 2) continue;
-
-    // Equality columns first (most selective first), then one range or the sort/group columns.
-    const heads: string[][] = [eq, eq.slice(0, 2), ...joins.flatMap((j) => [[j, ...eq.filter((c) => c !== j)], [...eq.filter((c) => c !== j), j]])];
-    const keySets: string[][] = [];
-    for (const h of heads) {
-      keySets.push(h);
-      for (const t of tails) keySets.push([...h, ...t.filter((c) => !h.includes(c))]);
-    }
-    for (const k of keySets) add(btree(k.slice(0, maxColumns)));
-
-    // Covering variants: the remaining columns the query reads, as INCLUDE, for an index-only scan.
-    if (options.include !== false && u.referenced) {
-      const referenced = [...u.referenced];
-      for (const k of keySets) {
-        const keys = k.slice(0, maxColumns);
-        const rest = referenced.filter((c) => !keys.includes(c));
-        if (keys.length && rest.length > 0 && rest.length <= 4) add(btree(keys, rest));
-      }
-    }
-
-    // Partial: constant conjuncts become the predicate; the other columns stay as keys.
-    if (options.partial !== false) {
-      const constants = [...new Set(plain.filter((x) => x.constant).map((x) => x.constant!)), ...u.filters];
-      if (constants.length === 0) continue;
-      const fixed = new Set(plain.filter((x) => x.constant && x.kind === 'eq').map((x) => x.column));
-      const predicate = constants.join(' AND ');
-      const partialKeys = keySets.map((k) => k.filter((c) => !fixed.has(c)).slice(0, maxColumns)).filter((k) => k.length > 0);
-      for (const k of partialKeys) add(btree(k, [], predicate));
-      // A predicate with nothing else to index still helps a join or sort.
-      if (partialKeys.length === 0) for (const j of joins) add(btree([j], [], predicate));
+  for (const usage of usages) {
+    for (const c of tableCandidates(usage, catalog, options, maxColumns)) {
+      // A column twice (twice a key, or a key and an INCLUDE) adds nothing to an index.
+      if (c.keys.length === 0 || new Set([...c.keys, ...c.include]).size !== c.keys.length + c.include.length) continue;
+      if (c.am === 'btree' && c.keys.length > maxColumns) continue;
+      out.set(candidateKey(c), c);
     }
   }
   return [...out.values()];
 }
 
-/** An existing index covers a candidate when it can serve every scan the candidate could. */
+/** The columns of one table reference, sorted by the part they can play in an index. */
+interface KeyColumns {
+  /** Equality columns, most distinct (most selective) first. */
+  eq: string[];
+  joins: string[];
+  /** What may follow the equality columns: one range column, or the ORDER BY or GROUP BY columns. */
+  tails: string[][];
+}
+
+function keyColumns(usage: TableUsage, catalog: Catalog): KeyColumns {
+  const table = { schema: usage.schema, table: usage.table };
+  const plain = usage.uses.filter((x) => !x.inOr);
+  const columns = (kind: string) => [...new Set(plain.filter((x) => x.kind === kind).map((x) => x.column))];
+  const eq = columns('eq').sort((a, b) => catalog.distinct(table, b) - catalog.distinct(table, a));
+  const tails = [...columns('range').map((r) => [r]), ...(usage.orderBy.length ? [usage.orderBy] : []), ...(usage.groupBy.length ? [usage.groupBy] : [])];
+  return { eq, joins: columns('join'), tails };
+}
+
+function tableCandidates(usage: TableUsage, catalog: Catalog, options: CandidateOptions, maxColumns: number): IndexCandidate[] {
+  const table = { schema: usage.schema, table: usage.table };
+  const btree = (keys: string[], include: string[] = [], predicate: string | null = null): IndexCandidate => ({ ...table, am: 'btree', keys, include, predicate });
+  const { eq, joins, tails } = keyColumns(usage, catalog);
+
+  // Single columns: what the simplest advisors try, and what an OR's bitmap scans need.
+  const out: IndexCandidate[] = [];
+  for (const x of usage.uses) if (x.kind !== 'contain') out.push(btree([x.column]));
+  for (const t of tails) out.push(btree([t[0]!]));
+  if (options.gin !== false) for (const x of usage.uses) if (x.kind === 'contain') out.push({ ...table, am: 'gin', keys: [x.column], include: [], predicate: null });
+  if (maxColumns < 2) return out;
+
+  const keySets = compositeKeys(eq, joins, tails);
+  for (const k of keySets) out.push(btree(k.slice(0, maxColumns)));
+
+  // Covering variants: the remaining columns the query reads, as INCLUDE, for an index-only scan.
+  if (options.include !== false && usage.referenced) {
+    const referenced = [...usage.referenced];
+    for (const k of keySets) {
+      const keys = k.slice(0, maxColumns);
+      const rest = referenced.filter((c) => !keys.includes(c));
+      if (keys.length && rest.length > 0 && rest.length <= MAX_INCLUDE) out.push(btree(keys, rest));
+    }
+  }
+
+  if (options.partial !== false) out.push(...partialCandidates(usage, keySets, joins, maxColumns).map((p) => btree(p.keys, [], p.predicate)));
+  return out;
+}
+
+/**
+ * Key column lists: the equality columns first (most selective first), then one range column or
+ * the sort/group columns, as a B-tree can seek the equalities and then scan a range in order. A
+ * join column goes first (the inner side of a nested loop seeks it) or last.
+ */
+function compositeKeys(eq: string[], joins: string[], tails: string[][]): string[][] {
+  const heads: string[][] = [eq, eq.slice(0, 2), ...joins.flatMap((j) => [[j, ...eq.filter((c) => c !== j)], [...eq.filter((c) => c !== j), j]])];
+  const keySets: string[][] = [];
+  for (const h of heads) {
+    keySets.push(h);
+    for (const t of tails) keySets.push([...h, ...t.filter((c) => !h.includes(c))]);
+  }
+  return keySets;
+}
+
+/**
+ * Partial candidates: the query's constant conjuncts (`status = 'refunded'`, `return_date IS
+ * NULL`) become the predicate, and a column the predicate fixes is no longer worth a key.
+ */
+function partialCandidates(usage: TableUsage, keySets: string[][], joins: string[], maxColumns: number): { keys: string[]; predicate: string }[] {
+  const plain = usage.uses.filter((x) => !x.inOr);
+  const constants = [...new Set(plain.filter((x) => x.constant).map((x) => x.constant!)), ...usage.filters];
+  if (constants.length === 0) return [];
+  const fixed = new Set(plain.filter((x) => x.constant && x.kind === 'eq').map((x) => x.column));
+  const predicate = constants.join(' AND ');
+  const partialKeys = keySets.map((k) => k.filter((c) => !fixed.has(c)).slice(0, maxColumns)).filter((k) => k.length > 0);
+  // A predicate with nothing else to index still helps a join.
+  if (partialKeys.length === 0) return joins.map((j) => ({ keys: [j], predicate }));
+  return partialKeys.map((keys) => ({ keys, predicate }));
+}
+
+/**
+ * An existing index covers a candidate when it can serve every scan the candidate could: same
+ * method, the candidate's keys a prefix of its keys, the candidate's INCLUDE columns among its
+ * columns, and the same predicate. Predicates are compared as pg_get_expr prints them, for the
+ * candidate too (the shadow reads it back once the candidate is built). A full index does not
+ * cover a partial candidate: the partial one skips the rows its predicate leaves out.
+ */
 export function isCovered(candidate: IndexCandidate, existing: { am: string; keys: (string | null)[]; include: string[]; predicate: string | null }): boolean {
   if (existing.am !== candidate.am) return false;
   if (candidate.am === 'gin') return existing.keys.length === 1 && existing.keys[0] === candidate.keys[0];
-  // Partial on either side: compare the normalized predicates shadow.ts obtained from pg_get_expr.
-  // A full index does not cover a partial candidate: the partial one skips the filtered rows.
   if (existing.predicate !== candidate.predicate) return false;
   if (existing.keys.length < candidate.keys.length) return false;
   if (!candidate.keys.every((k, i) => existing.keys[i] === k)) return false;

@@ -11,7 +11,7 @@ import path from 'node:path';
  * (no home, no login shell). The advisor's shadow uses its own user so that nothing it runs shares
  * an account with any other PostgreSQL on the machine; the tests' servers keep `postgres`.
  */
-export function serverUser(name = 'postgres'): { uid: number; gid: number } | undefined {
+function serverUser(name = 'postgres'): { uid: number; gid: number } | undefined {
   if (userInfo().uid !== 0) return undefined;
   const lookup = () => ({
     uid: Number(execFileSync('id', ['-u', name]).toString().trim()),

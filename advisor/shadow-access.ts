@@ -23,7 +23,7 @@ export const SET_INDEXES_VALID = `${ADMIN_SCHEMA}.set_indexes_valid`;
 const ident = pg.escapeIdentifier;
 
 /** Every planner role is a member: it holds the one server-wide privilege they need. */
-export const PLANNERS_GROUP = 'qt_planners';
+const PLANNERS_GROUP = 'qt_planners';
 
 /** The planner role of a shadow database: connect as it for everything after setup. */
 export const plannerRoleOf = (database: string) => `qt_planner_${database}`.slice(0, 63);

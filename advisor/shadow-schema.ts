@@ -20,7 +20,7 @@ import type { SourceSnapshot } from './source.js';
 import type { ShadowSession } from './shadow-session.js';
 
 /** Extensions whose types, operators, operator classes, index methods or functions queries may plan with. */
-export const ALLOWED_EXTENSIONS = new Set([
+const ALLOWED_EXTENSIONS = new Set([
   'bloom',
   'btree_gin',
   'btree_gist',
@@ -67,7 +67,7 @@ const kept = (c: unknown) => KEPT_CONSTRAINTS.has(String(obj(obj(c).Constraint).
 const STUB_OPTIONS = new Set(['volatility', 'strict', 'parallel', 'cost', 'rows']);
 
 /** CREATE FUNCTION/PROCEDURE with the same signature and planner-visible properties, and an inert body. */
-export function stubFunction(stmt: Json): string {
+function stubFunction(stmt: Json): string {
   const s = structuredClone(stmt);
   const params = ((s.parameters as unknown[]) ?? []).map(obj);
   for (const p of params) {

@@ -12,23 +12,12 @@
 // With placeholders the server parses it, accepts it as one statement, and only then refuses to
 // bind it; the very same text, with nothing run in between, then goes through the simple protocol.
 import pg from 'pg';
+import type { PlanNode } from '../shared/plan.js';
 import { refusalReason } from './statement.js';
-
-export interface PlanNode {
-  'Node Type': string;
-  'Total Cost': number;
-  'Startup Cost': number;
-  'Plan Rows': number;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Join Type'?: string;
-  Strategy?: string;
-  Plans?: PlanNode[];
-  [key: string]: unknown;
-}
+import { databaseErrorOf } from '../shared/database-error';
 
 /** A statement explain() will not send: not exactly one SELECT/INSERT/UPDATE/DELETE/MERGE. */
-export class RefusedStatementError extends Error {
+class RefusedStatementError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'RefusedStatementError';
@@ -38,8 +27,10 @@ export class RefusedStatementError extends Error {
 const extended = (text: string, values: unknown[]): pg.QueryConfig => ({ text, values, queryMode: 'extended' }) as pg.QueryConfig;
 
 /** The server parsed the text as one statement and stopped at binding its $n placeholders. */
-const isUnboundPlaceholders = (e: unknown) =>
-  (e as { code?: string }).code === '08P01' && /^bind message supplies 0 parameters/.test((e as Error).message);
+const isUnboundPlaceholders = (e: unknown) => {
+  const refused = databaseErrorOf(e);
+  return refused?.code === '08P01' && /^bind message supplies 0 parameters/.test(refused.message);
+};
 
 export class ShadowSession {
   private constructor(private readonly client: pg.Client) {}

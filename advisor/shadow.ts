@@ -26,12 +26,12 @@ import path from 'node:path';
 import pg from 'pg';
 import type { ShadowServer } from './shadow-server.js';
 import type { SourceSnapshot, SourceRelation } from './source.js';
-import { ShadowSession, type PlanNode } from './shadow-session.js';
+import { groupBy } from '../shared/collections.js';
+import type { PlanNode } from '../shared/plan.js';
+import { loadParser } from '../shared/sql-fingerprint.js';
+import { ShadowSession } from './shadow-session.js';
 import { planShadowDdl, dropCode } from './shadow-schema.js';
 import { ADMIN_SCHEMA, SET_INDEXES_VALID, createShadowAccess, plannerRoleOf } from './shadow-access.js';
-import { loadParser } from './candidates.js';
-
-export type { PlanNode } from './shadow-session.js';
 
 export interface ShadowDatabase {
   session: ShadowSession;
@@ -109,7 +109,7 @@ export async function createShadowDatabase(
   }
 }
 
-export async function applySettings(session: ShadowSession, snapshot: SourceSnapshot): Promise<void> {
+async function applySettings(session: ShadowSession, snapshot: SourceSnapshot): Promise<void> {
   for (const [k, v] of Object.entries(snapshot.settings)) {
     await session.query(`SELECT pg_catalog.set_config($1, $2, false)`, [k, v]).catch(() => undefined);
   }
@@ -158,7 +158,8 @@ export async function restoreStatistics(db: ShadowDatabase, snapshot: SourceSnap
       args.push(value);
       parts.push(`'${field}', $${args.length}::${ATTRIBUTE_TYPES[field]}`);
     }
-    // An index's expression columns are restored by position, not by name.
+    // By column name, for an expression index too: pg_stats lists its statistics under the index's
+    // name, and the index rebuilt from the same definition names its expression columns alike.
     await session
       .query(`SELECT pg_catalog.pg_restore_attribute_stats('schemaname', $1::text, 'relname', $2::text, 'attname', $3::text, 'inherited', $4::boolean${parts.length ? ', ' + parts.join(', ') : ''})`, args)
       .catch((e: Error) => warnings.push(`${s.schema}.${s.table}.${s.column}: ${e.message}`));
@@ -166,7 +167,7 @@ export async function restoreStatistics(db: ShadowDatabase, snapshot: SourceSnap
   return { warnings };
 }
 
-export async function oidOf(session: ShadowSession, schema: string, name: string): Promise<number | undefined> {
+async function oidOf(session: ShadowSession, schema: string, name: string): Promise<number | undefined> {
   const r = await session.query<{ oid: number | null }>(`SELECT pg_catalog.to_regclass($1)::oid::int AS oid`, [`${ident(schema)}.${ident(name)}`]);
   return r.rows[0]?.oid ?? undefined;
 }
@@ -227,9 +228,8 @@ export async function extendFiles(server: ShadowServer, storage: StorageInfo, jo
     return;
   }
   // One `truncate` per size (`>N`: grow to at least N, never shrink), as the shadow's user.
-  const bySize = new Map<number, string[]>();
-  for (const { file, bytes } of segments) bySize.set(bytes, [...(bySize.get(bytes) ?? []), file]);
-  for (const [bytes, files] of bySize) {
+  for (const [bytes, group] of groupBy(segments, (s) => s.bytes)) {
+    const files = group.map((s) => s.file);
     for (let i = 0; i < files.length; i += 200) {
       await run('sh', ['-c', 'umask 077 && exec truncate -s "$0" -- "$@"', `>${bytes}`, ...files.slice(i, i + 200)], owner);
     }
@@ -290,13 +290,7 @@ export async function explain(session: ShadowSession, sql: string, validIndexOid
  */
 export async function storeEndpointRows(db: ShadowDatabase, snapshot: SourceSnapshot): Promise<string[]> {
   const { session } = db;
-  const byTable = new Map<string, NonNullable<SourceSnapshot['endpoints']>>();
-  for (const e of snapshot.endpoints ?? []) {
-    if (e.min === null || e.max === null) continue;
-    const k = `${e.schema}.${e.table}`;
-    if (!byTable.has(k)) byTable.set(k, []);
-    byTable.get(k)!.push(e);
-  }
+  const byTable = groupBy(snapshot.endpoints ?? [], (e) => (e.min === null || e.max === null ? undefined : `${e.schema}.${e.table}`));
   const stored: string[] = [];
   if (byTable.size === 0) return stored;
   await session.query(`SET session_replication_role = replica`);

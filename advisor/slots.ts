@@ -12,7 +12,7 @@ export interface ShadowLimits {
   queue: number;
 }
 
-export const DEFAULT_SHADOW_LIMITS: ShadowLimits = { maxConcurrent: 2, queue: 8 };
+const DEFAULT_SHADOW_LIMITS: ShadowLimits = { maxConcurrent: 2, queue: 8 };
 
 /** The one place the limits are read from the environment: SHADOW_MAX_CONCURRENT, SHADOW_QUEUE. */
 export function shadowLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): ShadowLimits {

@@ -1,6 +1,6 @@
 // The first gate before the shadow's EXPLAIN: one plannable statement, or a clear reason why not.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadParser } from './candidates.js';
+import { loadParser } from '../shared/sql-fingerprint.js';
 import { refusalReason } from './statement.js';
 
 beforeAll(() => loadParser());

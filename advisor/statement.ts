@@ -44,7 +44,7 @@ const statementName = (type: string) =>
 
 /**
  * Why `sql` may not be planned, or undefined when it may. The parser must be loaded
- * (candidates.ts loadParser).
+ * (loadParser in shared/sql-fingerprint.ts).
  */
 export function refusalReason(sql: string): string | undefined {
   const none = `refused: the text holds no statement; ${ALLOWED}`;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteSyncResponseSchema, type DatabaseSchema, type Meta, type RemoteSyncResponse, type Table } from '../shared/analyzer-schema';
 import { startPostgres, type PostgresServer } from '../test/support/postgres';
 import { openGateway } from '../gateway/index';
-import { majorsUnderTest, postSync, startTestAnalyzer } from './test-helpers';
+import { majorsUnderTest, postSync, startTestAnalyzer } from '../test/support/analyzer';
 
 const WEIRD_SCHEMA = 'Weird "Schema" ü';
 const WEIRD_TABLE = 'Tab "le" ünï 🚀';
@@ -224,6 +224,6 @@ describe.each(majorsUnderTest())('sync as seen by its user on PostgreSQL %i', (m
     const sneaky = `${url}?options=${encodeURIComponent('-c default_transaction_read_only=off')}`;
     const refused = await postSync(analyzer.url, { db: sneaky });
     expect(refused.status).toBe(400);
-    expect(refused.json.error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('"options" is not accepted') });
+    expect(refused.json.error).toMatchObject({ code: 'validation_failed', message: expect.stringContaining('"options" is not accepted') });
   });
 });

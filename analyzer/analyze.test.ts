@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { analyzeResponseSchema } from '../shared/analysis';
 import { startPostgres, type PostgresServer } from '../test/support/postgres';
-import { request, startTestAnalyzer } from './test-helpers';
+import { request, startTestAnalyzer } from '../test/support/analyzer';
 
 describe('POST /postgres/analyze', () => {
   let server: PostgresServer;
@@ -69,10 +69,11 @@ describe('POST /postgres/analyze', () => {
   });
 
   it('answers bad requests, unreadable statistics and unreachable servers with distinct errors', async () => {
-    expect((await analyze({ db: 'mysql://x/y' })).json.error.code).toBe('invalid_request');
+    expect((await analyze({ db: 'mysql://x/y' })).json.error.code).toBe('validation_failed');
     const unparsable = await analyze({ db: shop, queries: [{ query: 'SELEC nothing' }] });
     expect(unparsable.status).toBe(400);
     expect(unparsable.json.error.message).toContain('queries.0');
+    expect(unparsable.json.error).toMatchObject({ code: 'validation_failed', issues: [{ path: 'queries.0.query', message: expect.any(String) }] });
     const bare = await server.createDatabase('bare');
     const noStats = await analyze({ db: bare });
     expect(noStats.status).toBe(409);

@@ -3,10 +3,11 @@
 import { analyzeQueries, ShadowBusyError } from '../advisor/index';
 import { fingerprintQuery } from '../shared/sql-fingerprint';
 import { isDataQuery } from '../shared/data-queries';
-import type { AnalyzeRequest, AnalyzeResponse, PlanNode } from '../shared/analysis';
+import type { AnalyzeRequest, AnalyzeResponse } from '../shared/analysis';
 import { readServer } from './catalog/server.sql';
 import { GatewayError, openGateway, type Gateway, type SessionLimits } from '../gateway/index';
 import { AnalyzerHttpError, classifyConnectionError } from './errors';
+import { invalidInputMessage } from '../shared/errors';
 import { readQueries } from './queries';
 
 export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLimits): Promise<AnalyzeResponse> {
@@ -33,7 +34,8 @@ export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLi
         try {
           queries.push({ hash: (await fingerprintQuery(q.query)).hash, query: q.query, calls: q.calls });
         } catch (error) {
-          throw new AnalyzerHttpError(400, 'invalid_request', `queries.${index}: ${(error as Error).message}`);
+          const issues = [{ path: `queries.${index}.query`, message: (error as Error).message }];
+          throw new AnalyzerHttpError(400, 'validation_failed', invalidInputMessage(issues), issues);
         }
       }
     } else {
@@ -66,17 +68,7 @@ export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLi
     database,
     durationMs: Date.now() - started,
     source: request.queries ? 'request' : 'pg_stat_statements',
-    queries: result.queries.map((q) => ({
-      hash: q.hash,
-      query: byHash.get(q.hash)?.query ?? '',
-      calls: byHash.get(q.hash)?.calls ?? null,
-      cost: q.cost,
-      planShape: q.planShape,
-      plan: (q.plan as PlanNode | null) ?? null,
-      planAfter: (q.planAfter as PlanNode | undefined) ?? null,
-      recommendations: q.recommendations,
-      error: q.error ?? null,
-    })),
+    queries: result.queries.map((q) => ({ ...q, query: byHash.get(q.hash)?.query ?? '', calls: byHash.get(q.hash)?.calls ?? null })),
     indexes: result.indexes,
     warnings: result.warnings,
   };

@@ -1,18 +1,21 @@
-// The analyzer's HTTP face: GET /health and POST /postgres, behind the host/origin guard, with one
-// error body ({ error: { code, message } }) for everything that goes wrong.
+// The analyzer's HTTP face: GET /health, POST /postgres and POST /postgres/analyze, behind the
+// host/origin guard, with querytrail's one error body ({ error: { code, message, issues? } }) for
+// everything that goes wrong.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type ErrorRequestHandler } from 'express';
-import { syncRequestSchema, type AnalyzerError, type AnalyzerErrorCode } from '../shared/analyzer-schema';
+import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import type { z } from 'zod';
+import { syncRequestSchema } from '../shared/analyzer-schema';
+import { analyzeRequestSchema } from '../shared/analysis';
+import { clientErrorAnswer, invalidInputMessage, issuesOf } from '../shared/errors';
 import { loadParser } from '../shared/sql-fingerprint';
+import { messageOf, type SessionLimits } from '../gateway/index';
 import { accessGuard, accessOptions, type AccessConfigInput } from './cors';
-import type { SessionLimits } from '../gateway/index';
-import { AnalyzerHttpError, messageOf } from './errors';
+import { AnalyzerHttpError, sendError } from './errors';
 import { DEFAULT_SYNC_SETTINGS, syncDatabase, type SyncSettings } from './sync';
 import { analyzeDatabase } from './analyze';
-import { analyzeRequestSchema } from '../shared/analysis';
 
-export interface AnalyzerOptions extends AccessConfigInput {
+interface AnalyzerOptions extends AccessConfigInput {
   /** Overrides of connect/statement/lock timeouts and pool size (tests shorten them). */
   limits?: Partial<SessionLimits>;
   sampleConcurrency?: number;
@@ -21,12 +24,52 @@ export interface AnalyzerOptions extends AccessConfigInput {
   log?: (line: string) => void;
 }
 
-function sendError(res: express.Response, status: number, code: AnalyzerErrorCode, message: string): void {
-  const body: AnalyzerError = { error: { code, message } };
-  res.status(status).json(body);
+// A request is a connection string and a few options, or at most a few thousand statements.
+const MAX_BODY_BYTES = 64 * 1024;
+
+type Log = (line: string) => void;
+
+/**
+ * A POST route over JSON: a body of another type answers 415, one the schema refuses 400
+ * validation_failed naming each field, an AnalyzerHttpError its own status and code, anything else
+ * 500. Each outcome writes one log line (`summary` words a success); none holds the request.
+ */
+function jsonRoute<S extends z.ZodType, R>(
+  name: string,
+  log: Log,
+  schema: S,
+  run: (input: z.output<S>) => Promise<R>,
+  summary: (result: R, ms: number) => string,
+): RequestHandler {
+  return async (req, res) => {
+    if (!req.is('application/json')) {
+      sendError(res, { status: 415, code: 'unsupported_media_type', message: 'Send the request body as JSON with Content-Type: application/json.' });
+      return;
+    }
+    const parsed = schema.safeParse(req.body);
+    if (!parsed.success) {
+      const issues = issuesOf(parsed.error);
+      sendError(res, { status: 400, code: 'validation_failed', message: invalidInputMessage(issues), issues });
+      return;
+    }
+    const started = Date.now();
+    try {
+      const result = await run(parsed.data);
+      log(`${name} ${summary(result, Date.now() - started)}`);
+      res.json(result);
+    } catch (error) {
+      if (error instanceof AnalyzerHttpError) {
+        log(`${name} refused: ${error.code} after ${Date.now() - started} ms`);
+        sendError(res, error);
+        return;
+      }
+      log(`${name} failed: ${messageOf(error)}`);
+      sendError(res, { status: 500, code: 'internal_error', message: messageOf(error) });
+    }
+  };
 }
 
-export function createAnalyzerApp(options: AnalyzerOptions = {}): express.Express {
+function createAnalyzerApp(options: AnalyzerOptions = {}): express.Express {
   const log = options.log ?? ((line: string) => console.log(line));
   const settings: SyncSettings = {
     limits: { ...DEFAULT_SYNC_SETTINGS.limits, ...options.limits },
@@ -38,80 +81,42 @@ export function createAnalyzerApp(options: AnalyzerOptions = {}): express.Expres
   const app = express();
   app.disable('x-powered-by');
   app.use(accessGuard(accessOptions(options)));
-  app.use(express.json({ limit: '64kb' }));
+  app.use(express.json({ limit: MAX_BODY_BYTES }));
 
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
 
-  app.post('/postgres', async (req, res) => {
-    if (!req.is('application/json')) {
-      sendError(res, 415, 'unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
-      return;
-    }
-    const parsed = syncRequestSchema.safeParse(req.body);
-    if (!parsed.success) {
-      const message = parsed.error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
-      sendError(res, 400, 'invalid_request', message);
-      return;
-    }
-    const started = Date.now();
-    try {
-      const response = await syncDatabase(parsed.data, settings);
-      const meta = response.meta.type === 'ok' ? response.meta.value : undefined;
+  app.post(
+    '/postgres',
+    jsonRoute('sync', log, syncRequestSchema, (request) => syncDatabase(request, settings), (response, ms) => {
+      const database = response.meta.type === 'ok' ? response.meta.value.database : '';
       const failed = (['schema', 'queries', 'disabledIndexes'] as const).filter((part) => response[part].type === 'error');
-      log(`sync ${meta?.database ?? ''}: ${Date.now() - started} ms${failed.length ? `, failed parts: ${failed.join(', ')}` : ''}`);
-      res.json(response);
-    } catch (error) {
-      if (error instanceof AnalyzerHttpError) {
-        log(`sync refused: ${error.code} after ${Date.now() - started} ms`);
-        sendError(res, error.status, error.code, error.message);
-        return;
-      }
-      log(`sync failed: ${messageOf(error)}`);
-      sendError(res, 500, 'internal_error', messageOf(error));
-    }
-  });
+      return `${database}: ${ms} ms${failed.length ? `, failed parts: ${failed.join(', ')}` : ''}`;
+    }),
+  );
 
-  // The advisor over this one database: its own statistics plan its own queries (issue 6).
-  app.post('/postgres/analyze', async (req, res) => {
-    if (!req.is('application/json')) {
-      sendError(res, 415, 'unsupported_media_type', 'Send the request body as JSON with Content-Type: application/json.');
-      return;
-    }
-    const parsed = analyzeRequestSchema.safeParse(req.body);
-    if (!parsed.success) {
-      const message = parsed.error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
-      sendError(res, 400, 'invalid_request', message);
-      return;
-    }
-    try {
-      const response = await analyzeDatabase(parsed.data, settings.limits);
-      log(`analyze ${response.database}: ${response.queries.length} queries, ${response.indexes.length} indexes, ${response.durationMs} ms`);
-      res.json(response);
-    } catch (error) {
-      if (error instanceof AnalyzerHttpError) {
-        sendError(res, error.status, error.code, error.message);
-        return;
-      }
-      log(`analyze failed: ${messageOf(error)}`);
-      sendError(res, 500, 'internal_error', messageOf(error));
-    }
-  });
+  // The advisor over this one database: its own statistics plan its own queries.
+  app.post(
+    '/postgres/analyze',
+    jsonRoute('analyze', log, analyzeRequestSchema, (request) => analyzeDatabase(request, settings.limits), (response) =>
+      `${response.database}: ${response.queries.length} queries, ${response.indexes.length} indexes, ${response.durationMs} ms`,
+    ),
+  );
 
   app.use((_req, res) => {
-    sendError(res, 404, 'not_found', 'Not found. The analyzer answers GET /health, POST /postgres and POST /postgres/analyze.');
+    sendError(res, { status: 404, code: 'not_found', message: 'Not found. The analyzer answers GET /health, POST /postgres and POST /postgres/analyze.' });
   });
 
-  // body-parser marks its errors with a type; anything else is ours and answered without a stack.
-  const onError: ErrorRequestHandler = (error: { type?: string; status?: number }, _req, res, _next) => {
-    if (error.type === 'entity.parse.failed') sendError(res, 400, 'invalid_json', 'The request body is not valid JSON.');
-    else if (error.type === 'entity.too.large') sendError(res, 413, 'payload_too_large', 'The request body is too large.');
-    else if (error.status && error.status >= 400 && error.status < 500) sendError(res, error.status, 'invalid_request', messageOf(error));
-    else {
-      log(`request failed: ${messageOf(error)}`);
-      sendError(res, 500, 'internal_error', 'The analyzer failed to handle the request.');
+  // A body the JSON parser refused keeps its 4xx; anything else is ours and answered without a stack.
+  const onError: ErrorRequestHandler = (error, _req, res, _next) => {
+    const answer = clientErrorAnswer(error, MAX_BODY_BYTES);
+    if (answer) {
+      sendError(res, answer);
+      return;
     }
+    log(`request failed: ${messageOf(error)}`);
+    sendError(res, { status: 500, code: 'internal_error', message: 'The analyzer failed to handle the request.' });
   };
   app.use(onError);
   return app;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remoteSyncResponseSchema, type DatabaseSchema, type Index, type RemoteSyncResponse } from '../shared/analyzer-schema';
 import { startPostgres, type PgMajor, type PostgresServer } from '../test/support/postgres';
-import { GITLAB_SQL, PAGILA_SQL, loadSqlFile, majorsUnderTest, postSync, startTestAnalyzer } from './test-helpers';
+import { GITLAB_SQL, PAGILA_SQL, loadSqlFile, majorsUnderTest, postSync, startTestAnalyzer } from '../test/support/analyzer';
 
 type ConstraintCounts = { check: number; foreignKey: number; notNull: number; primaryKey: number; unique: number; exclusion: number };
 

@@ -8,9 +8,9 @@
 //   public page reaches a local address).
 // Callers without an Origin header (curl, the web server, tests) pass the Origin check.
 import type { RequestHandler } from 'express';
-import type { AnalyzerError } from '../shared/analyzer-schema';
+import { sendError } from './errors';
 
-export interface AccessOptions {
+interface AccessOptions {
   allowedOrigins: string[];
   allowedHosts: string[];
 }
@@ -25,12 +25,12 @@ function list(value: string | undefined): string[] {
 }
 
 /** Origins compare as scheme://host[:port], lower case, without a trailing slash. */
-export function normalizeOrigin(origin: string): string {
+function normalizeOrigin(origin: string): string {
   return origin.trim().replace(/\/+$/, '').toLowerCase();
 }
 
 /** Host header value without its port: "localhost:2345" -> "localhost", "[::1]:2345" -> "[::1]". */
-export function hostnameOf(hostHeader: string): string {
+function hostnameOf(hostHeader: string): string {
   const value = hostHeader.trim().toLowerCase();
   if (value.startsWith('[')) return value.slice(0, value.indexOf(']') + 1);
   return value.split(':')[0] ?? '';
@@ -64,11 +64,6 @@ export function accessOptions(input: AccessConfigInput = {}): AccessOptions {
   };
 }
 
-function refuse(res: Parameters<RequestHandler>[1], code: 'host_not_allowed' | 'origin_not_allowed', message: string): void {
-  const body: AnalyzerError = { error: { code, message } };
-  res.status(403).json(body);
-}
-
 export function accessGuard(options: AccessOptions): RequestHandler {
   const origins = new Set(options.allowedOrigins);
   const hosts = new Set(options.allowedHosts);
@@ -76,7 +71,11 @@ export function accessGuard(options: AccessOptions): RequestHandler {
     res.vary('Origin');
     const host = hostnameOf(req.headers.host ?? '');
     if (!hosts.has(host)) {
-      refuse(res, 'host_not_allowed', `Host "${host}" is not allowed. Add it to ANALYZER_ALLOWED_HOSTS to reach the analyzer under that name.`);
+      sendError(res, {
+        status: 403,
+        code: 'host_not_allowed',
+        message: `Host "${host}" is not allowed. Add it to ANALYZER_ALLOWED_HOSTS to reach the analyzer under that name.`,
+      });
       return;
     }
     const origin = req.headers.origin;
@@ -85,7 +84,11 @@ export function accessGuard(options: AccessOptions): RequestHandler {
       return;
     }
     if (!origins.has(normalizeOrigin(origin))) {
-      refuse(res, 'origin_not_allowed', `Origin ${origin} is not allowed. Add it to ANALYZER_ALLOWED_ORIGINS to call the analyzer from that page.`);
+      sendError(res, {
+        status: 403,
+        code: 'origin_not_allowed',
+        message: `Origin ${origin} is not allowed. Add it to ANALYZER_ALLOWED_ORIGINS to call the analyzer from that page.`,
+      });
       return;
     }
     res.setHeader('Access-Control-Allow-Origin', origin);

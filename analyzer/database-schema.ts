@@ -1,6 +1,7 @@
 // Reads the whole schema with one catalog query per resource (not one per table), then joins the
 // results by oid. Only sample rows need a statement per table; those run a few at a time.
 import type { Column, ColumnStats, DatabaseSchema, Result, SampleRow, Table, TableStats } from '../shared/analyzer-schema';
+import { groupBy } from '../shared/collections';
 import { listColumnStats, type ColumnStatsRow } from './catalog/column-stats.sql';
 import { listColumns, type ColumnRow } from './catalog/columns.sql';
 import { listConstraints } from './catalog/constraints.sql';
@@ -18,7 +19,7 @@ import { listTypes } from './catalog/types.sql';
 import { listViews } from './catalog/views.sql';
 import { messageOf, type Gateway } from '../gateway/index';
 
-export interface SchemaOptions {
+interface SchemaOptions {
   /** Rows sampled per table; 0 turns sampling off. */
   sampleRows: number;
   /** Sample statements in flight at once. */
@@ -49,17 +50,6 @@ async function optional<T>(work: Promise<T>, what: string, warnings: string[]): 
     warnings.push(`${what} could not be read: ${messageOf(error)}`);
     return undefined;
   }
-}
-
-function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
-  const map = new Map<K, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = map.get(k);
-    if (list) list.push(item);
-    else map.set(k, [item]);
-  }
-  return map;
 }
 
 function toStats(row: TableStatsRow): TableStats {

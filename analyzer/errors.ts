@@ -1,23 +1,29 @@
-// The analyzer's one error shape: an HTTP status and a code per cause, so the SPA can tell the user
-// what to fix (the host, the password, the database name...). The causes themselves are classified
-// by the gateway; this file only says which status each one gets.
-import type { AnalyzerErrorCode } from '../shared/analyzer-schema';
+// How the analyzer fails, in querytrail's one error vocabulary (shared/errors.ts): an HTTP status and
+// a code per cause, so the SPA can tell the user what to fix (the host, the password, the database
+// name...). The causes of a failed connection are classified by the gateway; this file only says
+// which status each one gets.
+import type { Response } from 'express';
 import { classifyError, type GatewayErrorCode } from '../gateway/index';
-
-export { messageOf } from '../gateway/index';
+import { errorBody, type ErrorCode, type Issue } from '../shared/errors';
 
 export class AnalyzerHttpError extends Error {
   constructor(
     readonly status: number,
-    readonly code: AnalyzerErrorCode,
+    readonly code: ErrorCode,
     message: string,
+    readonly issues?: Issue[],
   ) {
     super(message);
   }
 }
 
-const ANSWERS: Record<GatewayErrorCode, { status: number; code: AnalyzerErrorCode }> = {
-  invalid_connection_string: { status: 400, code: 'invalid_request' },
+export function sendError(res: Response, error: Pick<AnalyzerHttpError, 'status' | 'code' | 'message' | 'issues'>): void {
+  res.status(error.status).json(errorBody(error.code, error.message, error.issues));
+}
+
+const ANSWERS: Record<GatewayErrorCode, { status: number; code: ErrorCode }> = {
+  // the request's schema checks the same rules first; this is the gateway's own refusal
+  invalid_connection_string: { status: 400, code: 'validation_failed' },
   connection_refused: { status: 502, code: 'connection_refused' },
   host_not_found: { status: 502, code: 'host_not_found' },
   tls_error: { status: 502, code: 'tls_error' },

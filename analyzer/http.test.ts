@@ -3,15 +3,17 @@
 // PostgreSQL version, so one server (18) serves the whole file.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzerErrorSchema, healthSchema } from '../shared/analyzer-schema';
+import { healthSchema } from '../shared/analyzer-schema';
+import { errorBodySchema } from '../shared/errors';
 import { freePort, startPostgres, type PostgresServer } from '../test/support/postgres';
-import { postSync, request, startTestAnalyzer, type HttpAnswer } from './test-helpers';
+import { postSync, request, startTestAnalyzer, type HttpAnswer } from '../test/support/analyzer';
 
+/** querytrail's one error body; a refused request body also names each refused field in issues. */
 function expectError(answer: HttpAnswer, status: number, code: string): string {
   expect({ status: answer.status, code: answer.json?.error?.code }).toEqual({ status, code });
-  const body = analyzerErrorSchema.parse(answer.json);
+  const body = errorBodySchema.parse(answer.json);
   expect(Object.keys(answer.json)).toEqual(['error']);
-  expect(Object.keys(answer.json.error).sort()).toEqual(['code', 'message']);
+  expect(Object.keys(answer.json.error).sort()).toEqual(code === 'validation_failed' ? ['code', 'issues', 'message'] : ['code', 'message']);
   expect(answer.text).not.toMatch(/\n\s+at /); // no stack trace
   return body.error.message;
 }
@@ -126,9 +128,9 @@ describe('analyzer HTTP interface', () => {
   });
 
   describe('bad requests', () => {
-    it('answers malformed JSON with 400 invalid_json', async () => {
+    it('answers malformed JSON with 400 malformed_json', async () => {
       const answer = await request(analyzer.url, { method: 'POST', path: '/postgres', headers: { 'content-type': 'application/json' }, body: '{"db": ' });
-      expectError(answer, 400, 'invalid_json');
+      expectError(answer, 400, 'malformed_json');
     });
 
     it.each([
@@ -143,8 +145,8 @@ describe('analyzer HTTP interface', () => {
       [{ db: 'postgres://u:p@localhost/app', sampleRows: 2.5 }, /sampleRows/],
       [{ db: 'postgres://u:p@localhost/app', queryLimit: 0 }, /queryLimit/],
       [[], /object/i],
-    ])('answers %j with 400 invalid_request', async (body, message) => {
-      expect(expectError(await postSync(analyzer.url, body), 400, 'invalid_request')).toMatch(message);
+    ])('answers %j with 400 validation_failed', async (body, message) => {
+      expect(expectError(await postSync(analyzer.url, body), 400, 'validation_failed')).toMatch(message);
     });
 
     it('wants JSON, and answers unknown paths with 404', async () => {

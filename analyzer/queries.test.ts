@@ -6,7 +6,7 @@ import { remoteSyncResponseSchema, type QueryStats, type RemoteSyncResponse } fr
 import { fingerprintQuery, loadParser } from '../shared/sql-fingerprint';
 import { startPostgres, type PostgresServer } from '../test/support/postgres';
 import { classifyStatement } from './queries';
-import { majorsUnderTest, postSync, startTestAnalyzer } from './test-helpers';
+import { majorsUnderTest, postSync, startTestAnalyzer } from '../test/support/analyzer';
 
 const SETUP = `
 CREATE TABLE customers (id serial PRIMARY KEY, name text NOT NULL, email text);

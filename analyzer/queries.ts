@@ -4,11 +4,12 @@
 import { parseSync } from 'libpg-query';
 import type { QueryStats } from '../shared/analyzer-schema';
 import { fingerprintOf, formatQuery, loadParser } from '../shared/sql-fingerprint';
-import { listStatements, type StatementRow } from './catalog/statements.sql';
+import { listStatements } from './catalog/statements.sql';
+import { mergeStatements, type StatementWithText } from './statement-merge';
 import type { Gateway } from '../gateway/index';
 
 /** What pg_stat_statements shows for another role's statement without pg_read_all_stats. */
-export const INSUFFICIENT_PRIVILEGE = '<insufficient privilege>';
+const INSUFFICIENT_PRIVILEGE = '<insufficient privilege>';
 
 const SYSTEM_SCHEMAS = new Set(['pg_catalog', 'information_schema']);
 
@@ -53,7 +54,7 @@ function isSystemRelation({ schema, name }: Relation): boolean {
   return schema !== undefined ? SYSTEM_SCHEMAS.has(schema) : name.startsWith('pg_');
 }
 
-export type StatementKind = 'user' | 'systemCatalog' | 'session';
+type StatementKind = 'user' | 'systemCatalog' | 'session';
 
 /**
  * Where a statement's first keyword starts: past whitespace, opening parentheses and comments
@@ -61,7 +62,7 @@ export type StatementKind = 'user' | 'systemCatalog' | 'session';
  * from pg_stat_statements, where any database user can leave one built to make a backtracking
  * regular expression take forever.
  */
-export function firstKeywordAt(query: string): number {
+function firstKeywordAt(query: string): number {
   let i = 0;
   while (i < query.length) {
     const c = query.charCodeAt(i);
@@ -164,30 +165,6 @@ async function formatted(query: string): Promise<string> {
   return remember(formatCache, query, text);
 }
 
-/** Merges statistics of one fingerprint; stddev is pooled (pg_stat_statements keeps the population stddev). */
-function merge(rows: (StatementRow & { query: string })[]): Omit<QueryStats, 'hash' | 'formattedQuery'> {
-  const calls = rows.reduce((sum, r) => sum + r.calls, 0);
-  const totalTimeMs = rows.reduce((sum, r) => sum + r.totalTimeMs, 0);
-  const meanTimeMs = calls > 0 ? totalTimeMs / calls : 0;
-  const sumOfSquares = rows.reduce((sum, r) => sum + r.calls * (r.stddevTimeMs ** 2 + r.meanTimeMs ** 2), 0);
-  const variance = calls > 0 ? Math.max(0, sumOfSquares / calls - meanTimeMs ** 2) : 0;
-  const called = rows.filter((r) => r.calls > 0);
-  const representative = rows.reduce((best, r) => (r.calls > best.calls ? r : best));
-  return {
-    queryids: rows.map((r) => r.queryid ?? '').filter(Boolean),
-    query: representative.query,
-    calls,
-    rows: rows.reduce((sum, r) => sum + r.rows, 0),
-    totalTimeMs,
-    meanTimeMs,
-    minTimeMs: called.length ? Math.min(...called.map((r) => r.minTimeMs)) : 0,
-    maxTimeMs: called.length ? Math.max(...called.map((r) => r.maxTimeMs)) : 0,
-    stddevTimeMs: Math.sqrt(variance),
-    sharedBlksHit: rows.reduce((sum, r) => sum + r.sharedBlksHit, 0),
-    sharedBlksRead: rows.reduce((sum, r) => sum + r.sharedBlksRead, 0),
-  };
-}
-
 export interface QueriesResult {
   queries: QueryStats[];
   insufficientPrivilege: number;
@@ -203,13 +180,13 @@ export async function readQueries(db: Gateway, databaseOid: number, database: st
   const [rows] = await Promise.all([listStatements(db, databaseOid, database), loadParser()]);
   let insufficientPrivilege = 0;
   let unparseable = 0;
-  const groups = new Map<string, (StatementRow & { query: string })[]>();
+  const groups = new Map<string, StatementWithText[]>();
   for (const row of rows) {
     if (row.query === null || row.query === INSUFFICIENT_PRIVILEGE) {
       insufficientPrivilege++;
       continue;
     }
-    const withText = row as StatementRow & { query: string };
+    const withText = row as StatementWithText;
     const hash = catalogHash(withText.query);
     if (hash === null) continue;
     if (hash === UNPARSEABLE) {
@@ -220,7 +197,7 @@ export async function readQueries(db: Gateway, databaseOid: number, database: st
     if (group) group.push(withText);
     else groups.set(hash, [withText]);
   }
-  const merged = [...groups].map(([hash, group]) => ({ hash, ...merge(group) }));
+  const merged = [...groups].map(([hash, group]) => ({ hash, ...mergeStatements(group) }));
   merged.sort((a, b) => b.totalTimeMs - a.totalTimeMs || b.calls - a.calls);
   const queries: QueryStats[] = [];
   for (const entry of merged.slice(0, limit)) {

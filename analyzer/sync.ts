@@ -15,8 +15,8 @@ import { listDisabledIndexes } from './catalog/disabled-indexes.sql';
 import { readServer, type ServerRow } from './catalog/server.sql';
 import { listTablesWithoutSelect } from './catalog/visibility.sql';
 import { readSchema } from './database-schema';
-import { DEFAULT_LIMITS, openGateway, type Gateway, type SessionLimits } from '../gateway/index';
-import { AnalyzerHttpError, classifyConnectionError, messageOf } from './errors';
+import { DEFAULT_LIMITS, messageOf, openGateway, type Gateway, type SessionLimits } from '../gateway/index';
+import { AnalyzerHttpError, classifyConnectionError } from './errors';
 import { readQueries, type QueriesResult } from './queries';
 
 export interface SyncSettings {

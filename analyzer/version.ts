@@ -1,4 +1,5 @@
-// The analyzer reports its own version in every sync (spec 9): the one in package.json.
+// The analyzer's own version, reported in every sync (meta.version) so a result says which analyzer
+// read it: the one in package.json.
 import { readFileSync } from 'node:fs';
 
 function readVersion(): string {

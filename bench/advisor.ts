@@ -1,4 +1,4 @@
-// npm run bench:advisor — proof of the advisor (issue 6) against a real PostgreSQL 18 holding
+// npm run bench:advisor — proof of the advisor against a real PostgreSQL 18 holding
 // Pagila filled with ~15 million generated, skewed rows:
 //   1. plan fidelity: the shadow's plan shape and cost vs the real EXPLAIN, for 55 queries,
 //      with the workload indexes present and again with them dropped;

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startAnalyzer } from '../analyzer/app';
-import { GITLAB_SQL, loadSqlFile } from '../analyzer/test-helpers';
+import { GITLAB_SQL, loadSqlFile } from '../test/support/analyzer';
 import { remoteSyncResponseSchema } from '../shared/analyzer-schema';
 import { startPostgres } from '../test/support/postgres';
 

@@ -5,9 +5,9 @@
 import { fileURLToPath, URL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 
-const { main } = await tsImport('../server/cli/main.ts', {
+const { main } = await tsImport('../cli/main.ts', {
   parentURL: import.meta.url,
-  tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)),
+  tsconfig: fileURLToPath(new URL('../tsconfig.node.json', import.meta.url)),
 });
 const code = await main(process.argv.slice(2), process.env);
 // Exit now: an idle keep-alive socket of fetch would otherwise hold the process for seconds.

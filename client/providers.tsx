@@ -4,7 +4,7 @@ import { useState, type ReactNode } from 'react';
 import { createTrpcClient, trpc } from './trpc';
 import { SyncProvider } from './sync-context';
 
-export function createQueryClient() {
+function createQueryClient() {
   return new QueryClient({
     defaultOptions: {
       queries: { staleTime: 5_000, refetchOnWindowFocus: true, retry: 1 },

@@ -3,7 +3,7 @@
 import { createContext, useContext, useMemo, useState, type ReactNode } from 'react';
 import type { RemoteSyncResponse } from '../shared/analyzer-schema';
 
-export interface SyncState {
+interface SyncState {
   result: RemoteSyncResponse;
   /** The database as the user typed it, with its password hidden. */
   target: string;
@@ -17,8 +17,8 @@ interface SyncContextValue {
 
 const SyncContext = createContext<SyncContextValue | undefined>(undefined);
 
-export function SyncProvider({ children, initial }: { children: ReactNode; initial?: SyncState }) {
-  const [sync, setSync] = useState<SyncState | undefined>(initial);
+export function SyncProvider({ children }: { children: ReactNode }) {
+  const [sync, setSync] = useState<SyncState>();
   const value = useMemo(() => ({ sync, setSync }), [sync]);
   return <SyncContext.Provider value={value}>{children}</SyncContext.Provider>;
 }

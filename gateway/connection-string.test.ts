@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConnectionString } from '../shared/connection-string';
 import { parsePostgresUrl } from '../shared/validation';
-import { request, startTestAnalyzer } from '../analyzer/test-helpers';
+import { request, startTestAnalyzer } from '../test/support/analyzer';
 import { openTestServices, startTestServer, type TestServer } from '../test/support/services';
 import { GatewayError, openGateway } from './index';
 
@@ -122,12 +122,12 @@ describe('file parameters over HTTP: refused with 400 before anything reads them
     expect(env.connections).toEqual([]);
   });
 
-  it('the analyzer answers POST /postgres and POST /postgres/analyze with 400 invalid_request', async () => {
+  it('the analyzer answers POST /postgres and POST /postgres/analyze with 400 validation_failed', async () => {
     for (const db of attempts()) {
       for (const route of ['/postgres', '/postgres/analyze']) {
         const answer = await request(analyzer.url, { method: 'POST', path: route, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ db }) });
         expect(answer.status).toBe(400);
-        expect(answer.json.error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/is not accepted: querytrail never reads files/) });
+        expect(answer.json.error).toMatchObject({ code: 'validation_failed', message: expect.stringMatching(/is not accepted: querytrail never reads files/) });
       }
     }
   });

@@ -1,6 +1,7 @@
 // What goes wrong between us and a user's database, classified once here: every caller (the
 // analyzer's HTTP answers, production sync, ci-report, the advisor) maps these codes to its own
 // shape instead of guessing from driver messages.
+import { databaseErrorOf } from '../shared/database-error';
 
 export type GatewayErrorCode =
   | 'invalid_connection_string'
@@ -38,13 +39,16 @@ export function messageOf(error: unknown): string {
   return String(error);
 }
 
-/** Maps a failure to connect (or to run the first statement) to one code. */
+/**
+ * Maps a failure to connect (or to run the first statement) to one code: by what PostgreSQL said
+ * (its SQLSTATE), else by Node's error code (ECONNREFUSED, an OpenSSL code), else by the message.
+ */
 export function classifyError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   const { code, message } = (error ?? {}) as ErrorLike;
   const text = typeof message === 'string' && message ? message : String(error);
-  const sqlState = typeof code === 'string' ? code : '';
-  switch (sqlState) {
+  const reason = databaseErrorOf(error)?.code ?? (typeof code === 'string' ? code : '');
+  switch (reason) {
     case 'ECONNREFUSED':
       return new GatewayError('connection_refused', `Connection refused: nothing accepts connections at that host and port (${text})`);
     case 'ENOTFOUND':
@@ -66,7 +70,7 @@ export function classifyError(error: unknown): GatewayError {
     case '57014':
       return new GatewayError('timeout', text);
   }
-  if (TLS_CODES.test(sqlState) || /\bSSL\b|\bTLS\b|certificate/i.test(text)) return new GatewayError('tls_error', text);
+  if (TLS_CODES.test(reason) || /\bSSL\b|\bTLS\b|certificate/i.test(text)) return new GatewayError('tls_error', text);
   if (/timeout|timed out/i.test(text)) return new GatewayError('timeout', `The server did not answer in time (${text})`);
   return new GatewayError('connection_failed', text);
 }

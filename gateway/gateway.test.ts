@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseSchema, RemoteSyncResponse, Table } from '../shared/analyzer-schema';
 import { readSourceSnapshot } from '../advisor/source';
 import { syncDatabase, DEFAULT_SYNC_SETTINGS } from '../analyzer/sync';
-import { readDatabaseStatements } from '../server/catalog/statements';
+import { readDatabaseStatements } from '../analyzer/statements';
 import { freePort, startPostgres, type PostgresServer } from '../test/support/postgres';
 import { GatewayError, MARKER, openGateway } from './index';
 

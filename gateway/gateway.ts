@@ -10,6 +10,7 @@
 import pg from 'pg';
 import { parseConnectionString } from '../shared/connection-string';
 import { classifyError, GatewayError } from './errors';
+import { redactConnectionString } from './redact';
 import { tag } from './marker';
 import { SessionPool } from './pool';
 import { APPLICATION_NAME, DEFAULT_LIMITS, PINNED_SETTINGS, type SessionLimits } from './session-config';
@@ -67,9 +68,9 @@ function isServerError(error: unknown): boolean {
   return error instanceof pg.DatabaseError;
 }
 
-function redacted(error: GatewayError, password: string | undefined): GatewayError {
-  if (!password || !error.message.includes(password)) return error;
-  return new GatewayError(error.code, error.message.replaceAll(password, '****'));
+function redacted(error: GatewayError, connectionString: string): GatewayError {
+  const message = redactConnectionString(error.message, connectionString);
+  return message === error.message ? error : new GatewayError(error.code, message);
 }
 
 /** Our own statements, several in one round trip (simple protocol: no parameters, our text only). */
@@ -133,7 +134,7 @@ export function openGateway(connectionString: string, options: GatewayOptions = 
     try {
       client = await pool.acquire();
     } catch (error) {
-      throw redacted(classifyError(error), target.password);
+      throw redacted(classifyError(error), connectionString);
     }
     // Trusted once the checks passed; in step with the server until a failure it did not report.
     let trusted = false;
@@ -190,7 +191,7 @@ export function openGateway(connectionString: string, options: GatewayOptions = 
         const results = await run(() => command(client, beginStatements(limits, transactionOptions)));
         check = results.at(-1)?.rows[0] as Check | undefined;
       } catch (error) {
-        throw redacted(classifyError(error), target.password);
+        throw redacted(classifyError(error), connectionString);
       }
       checkSession(check);
       trusted = true;

@@ -6,3 +6,4 @@ export { GatewayError, classifyError, messageOf, type GatewayErrorCode } from '.
 export { MARKER, tag } from './marker';
 export { APPLICATION_NAME, DEFAULT_LIMITS, PINNED_SETTINGS, type SessionLimits } from './session-config';
 export { escapeIdentifier, escapeLiteral } from './quoting';
+export { redactConnectionString } from './redact';

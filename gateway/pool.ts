@@ -3,6 +3,7 @@
 // failed in any way the server did not report itself is closed, never handed out again.
 import pg from 'pg';
 import type { PostgresTarget } from '../shared/connection-string';
+import { databaseErrorOf } from '../shared/database-error';
 import { tag } from './marker';
 import { clientConfig, PINNED_SETTINGS, type SessionLimits } from './session-config';
 
@@ -18,8 +19,8 @@ const REPIN = tag(
 
 /** The server refused event_triggers=off: not a superuser (42501), or PostgreSQL 16 or older (42704). */
 function refusedEventTriggers(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return (code === '42501' || code === '42704') && typeof message === 'string' && message.includes('event_triggers');
+  const refused = databaseErrorOf(error);
+  return (refused?.code === '42501' || refused?.code === '42704') && refused.message.includes('event_triggers');
 }
 
 interface Waiter {

@@ -14,7 +14,7 @@ import { createRestRouter, DOCS_ASSETS, sendError } from './rest';
 import { hostGuard } from './host-check';
 import { checkRequestPath, pathOf } from './request-path';
 import { logUnexpectedError } from './error-log';
-import type { ApiErrorCode } from './errors';
+import { clientErrorAnswer } from '../shared/errors';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -63,12 +63,6 @@ const oneProcedureSegment: RequestHandler = (req, res, next) => {
   sendError(res, 404, 'not_found', 'Not found');
 };
 
-const CLIENT_ERRORS: Record<number, [ApiErrorCode, string]> = {
-  404: ['not_found', 'Not found'],
-  413: ['payload_too_large', 'Request body is too large'],
-  415: ['unsupported_media_type', 'Unsupported media type'],
-};
-
 export const clientDist = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'client');
 
 export function createApp(services: Services, options: { clientDir?: string } = {}) {
@@ -105,13 +99,10 @@ export function createApp(services: Services, options: { clientDir?: string } = 
 
   app.use((_req, res) => sendError(res, 404, 'not_found', 'Not found'));
   const lastResort: ErrorRequestHandler = (err, _req, res, _next) => {
-    // a client error raised by a middleware (express.static, a body parser) keeps its 4xx status
-    const status = Number((err as { status?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode);
     if (res.headersSent) return res.end();
-    if (status >= 400 && status < 500) {
-      const [code, message] = CLIENT_ERRORS[status] ?? ['validation_failed', 'Bad request'];
-      return sendError(res, status, code, message);
-    }
+    // a client error raised by a middleware (express.static, a body parser) keeps its 4xx status
+    const answer = clientErrorAnswer(err);
+    if (answer) return sendError(res, answer.status, answer.code, answer.message);
     logUnexpectedError('http', err);
     sendError(res, 500, 'internal_error', 'Internal server error');
   };

@@ -260,7 +260,7 @@ describe('bearer token', () => {
   it('requires Authorization: Bearer <API_TOKEN> on /api and /trpc when API_TOKEN is set', async () => {
     const none = await fetch(`${server.url}/api/env`);
     expect(none.status).toBe(401);
-    expect((await none.json()).error.code).toBe('unauthorized');
+    expect(((await none.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
     expect((await fetch(`${server.url}/api/env`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
     const created = await fetch(`${server.url}/api/env`, {
       method: 'POST',
@@ -271,7 +271,7 @@ describe('bearer token', () => {
     expect((await fetch(`${server.url}/trpc/env.list`)).status).toBe(401);
     const trpc = await fetch(`${server.url}/trpc/env.list`, { headers: { authorization: 'Bearer tok-123' } });
     expect(trpc.status).toBe(200);
-    expect((await trpc.json()).result.data).toHaveLength(1);
+    expect(((await trpc.json()) as { result: { data: unknown[] } }).result.data).toHaveLength(1);
     // the reference stays readable so people can learn how to authenticate
     expect((await fetch(`${server.url}/api/openapi.json`)).status).toBe(200);
   });

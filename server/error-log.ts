@@ -2,6 +2,7 @@
 // request. Printing the error object itself would also print what it carries: the raw body of a
 // body-parser error, the bound parameters of a failed query (drizzle puts them in its message), a
 // PostgreSQL error's DETAIL with the offending row values.
+import { causeChain } from '../shared/database-error';
 
 const MAX_MESSAGE = 200;
 const MAX_FRAMES = 8;
@@ -16,12 +17,7 @@ function describe(error: unknown): string {
 
 /** One entry per unexpected error: its chain of causes (name, SQLSTATE or error code, message) and where it was thrown. */
 export function logUnexpectedError(where: string, error: unknown): void {
-  const chain: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
-    chain.push(describe(current));
-    current = current instanceof Error ? current.cause : undefined;
-  }
+  const chain = causeChain(error, 5).map(describe);
   const frames =
     error instanceof Error && error.stack
       ? error.stack

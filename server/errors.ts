@@ -1,23 +1,13 @@
-// One error vocabulary for both transports. Procedures throw these; the REST adapter and the tRPC
-// error formatter turn them into { error: { code, message, issues } } with the matching status.
+// How procedures fail, in the API's vocabulary (shared/errors.ts). Procedures throw these tRPC
+// errors; the tRPC error formatter (trpc.ts) and the REST adapter (rest.ts) turn them into
+// { error: { code, message, issues } } with the matching status.
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError } from 'zod';
+import { databaseErrorOf } from '../shared/database-error';
+import { describeIssues, invalidInputMessage, issuesOf as zodIssuesOf, type ErrorCode, type Issue } from '../shared/errors';
 
-export type ApiErrorCode =
-  | 'validation_failed'
-  | 'invalid_input'
-  | 'malformed_json'
-  | 'not_found'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'unauthorized'
-  | 'host_not_allowed'
-  | 'unsupported_media_type'
-  | 'upstream_unavailable'
-  | 'internal_error';
-
-const TRPC_TO_API: Partial<Record<TRPC_ERROR_CODE_KEY, ApiErrorCode>> = {
+const TRPC_TO_API: Partial<Record<TRPC_ERROR_CODE_KEY, ErrorCode>> = {
   BAD_REQUEST: 'validation_failed',
   PARSE_ERROR: 'malformed_json',
   NOT_FOUND: 'not_found',
@@ -28,11 +18,6 @@ const TRPC_TO_API: Partial<Record<TRPC_ERROR_CODE_KEY, ApiErrorCode>> = {
   BAD_GATEWAY: 'upstream_unavailable',
 };
 
-export interface Issue {
-  path: string;
-  message: string;
-}
-
 export const notFound = (what: string) => new TRPCError({ code: 'NOT_FOUND', message: `${what} not found` });
 export const conflict = (message: string) => new TRPCError({ code: 'CONFLICT', message });
 export const badRequest = (message: string, issues?: Issue[]) =>
@@ -40,26 +25,24 @@ export const badRequest = (message: string, issues?: Issue[]) =>
 export const upstream = (message: string) => new TRPCError({ code: 'BAD_GATEWAY', message });
 
 /** Field-level issues raised by a procedure itself (not by zod). */
-export class IssuesError extends Error {
+class IssuesError extends Error {
   constructor(readonly issues: Issue[]) {
-    super(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+    super(describeIssues(issues));
   }
 }
 
-export function apiCode(code: TRPC_ERROR_CODE_KEY): ApiErrorCode {
+export function apiCode(code: TRPC_ERROR_CODE_KEY): ErrorCode {
   return TRPC_TO_API[code] ?? 'internal_error';
 }
 
 /** The API code of one error: a value the database refused is invalid_input, the rest follow the tRPC code. */
-export function apiCodeOf(error: TRPCError): ApiErrorCode {
+export function apiCodeOf(error: TRPCError): ErrorCode {
   return error.cause instanceof InvalidInputError ? 'invalid_input' : apiCode(error.code);
 }
 
 export function issuesOf(error: TRPCError): Issue[] | undefined {
   const cause = error.cause;
-  if (cause instanceof ZodError) {
-    return cause.issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: i.message }));
-  }
+  if (cause instanceof ZodError) return zodIssuesOf(cause);
   if (cause instanceof IssuesError) return cause.issues;
   return undefined;
 }
@@ -68,39 +51,8 @@ export function issuesOf(error: TRPCError): Issue[] | undefined {
 export function publicMessage(error: TRPCError): string {
   if (error.code === 'INTERNAL_SERVER_ERROR') return 'Internal server error';
   const issues = issuesOf(error);
-  if (issues && error.cause instanceof ZodError) {
-    return `Invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`;
-  }
+  if (issues && error.cause instanceof ZodError) return invalidInputMessage(issues);
   return error.message;
-}
-
-/** What PostgreSQL said, from pg and PGlite alike. */
-export interface DatabaseError {
-  /** SQLSTATE, e.g. 23505 */
-  code: string;
-  message: string;
-  constraint?: string;
-}
-
-/**
- * The database error behind an error, if any. drizzle wraps driver errors (DrizzleQueryError) and
- * tRPC wraps those again, so the SQLSTATE is on an inner cause; this is the one walk down that chain.
- * Only errors with a severity count: a Node system error such as EPIPE also has a 5-letter code.
- */
-export function databaseErrorOf(error: unknown): DatabaseError | undefined {
-  let e: unknown = error;
-  for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++) {
-    const candidate = e as { code?: unknown; severity?: unknown; message?: unknown; constraint?: unknown; cause?: unknown };
-    if (typeof candidate.code === 'string' && /^[0-9A-Z]{5}$/.test(candidate.code) && typeof candidate.severity === 'string') {
-      return {
-        code: candidate.code,
-        message: typeof candidate.message === 'string' ? candidate.message : '',
-        constraint: typeof candidate.constraint === 'string' ? candidate.constraint : undefined,
-      };
-    }
-    e = candidate.cause;
-  }
-  return undefined;
 }
 
 /** PostgreSQL's unique_violation, on PGlite and on a real server alike. */
@@ -113,7 +65,7 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 export const isForeignKeyViolation = (error: unknown) => databaseErrorOf(error)?.code === '23503';
 
 /** A value PostgreSQL refused as data (SQLSTATE class 22): the caller's input, not our failure. */
-export class InvalidInputError extends Error {}
+class InvalidInputError extends Error {}
 
 /**
  * The backstop behind the zod layer: a request whose value the database refuses as data (class 22:

@@ -4,11 +4,7 @@
 // could disagree with the checks made before them (the bearer token, the route chosen) is refused
 // with 400 instead of being interpreted: after this check, the path every layer sees is the one
 // that was checked.
-
-export interface PathIssue {
-  path: string;
-  message: string;
-}
+import type { Issue } from '../shared/errors';
 
 type SegmentCheck = { ok: true; value: string } | { ok: false; message: string };
 
@@ -52,7 +48,7 @@ export function pathOf(target: string): string | undefined {
  * fragment, no empty segment but a trailing slash, and every segment passes decodeSegment. Encoded
  * slashes are accepted only under /api/, where a path parameter may hold one (org%2Frepo).
  */
-export function checkRequestPath(target: string): PathIssue | undefined {
+export function checkRequestPath(target: string): Issue | undefined {
   const path = pathOf(target);
   if (path === undefined) return { path: '(path)', message: 'The request target must be a path starting with /' };
   if (/[^\x21-\x7e]|[#\\]/.test(path)) return { path: '(path)', message: 'The path may contain only printable ASCII, without # or \\' };

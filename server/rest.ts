@@ -1,4 +1,5 @@
-// REST on the spec's paths: the OpenAPI adapter (trpc-to-openapi) over the same tRPC procedures.
+// REST on the paths README documents: the OpenAPI adapter (trpc-to-openapi) over the same tRPC
+// procedures.
 // Two gaps of the adapter are closed here: it has no per-route success status (procedures declare
 // meta.successStatus, applied to responses and to the OpenAPI document), and its error body is not
 // ours (rewritten into { error: { code, message, issues } }). Routing is decided here, on the path
@@ -10,13 +11,15 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { z } from 'zod';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { appRouter } from './routers/root';
 import { createContext, type Context, type Services } from './trpc';
-import { apiCode, type ApiErrorCode } from './errors';
+import { apiCode } from './errors';
 import { logUnexpectedError } from './error-log';
-import { decodeSegment, type PathIssue } from './request-path';
+import { decodeSegment } from './request-path';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../shared/validation';
+import { clientErrorAnswer, errorBody, errorBodySchema, invalidInputMessage, type ErrorCode, type Issue } from '../shared/errors';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 
 type ProcedureMeta = { successStatus?: number; openapi?: { method: string; path: string } };
@@ -29,8 +32,8 @@ function proceduresWithMeta(): Map<string, ProcedureMeta> {
   return out;
 }
 
-export function sendError(res: Response, status: number, code: ApiErrorCode, message: string, issues?: { path: string; message: string }[]) {
-  res.status(status).json({ error: { code, message, ...(issues ? { issues } : {}) } });
+export function sendError(res: Response, status: number, code: ErrorCode, message: string, issues?: Issue[]) {
+  res.status(status).json(errorBody(code, message, issues));
 }
 
 interface RestRoute {
@@ -47,7 +50,7 @@ function restRoutes(): RestRoute[] {
   return routes;
 }
 
-type RouteMatch = { url: string } | { issues: PathIssue[] } | undefined;
+type RouteMatch = { url: string } | { issues: Issue[] } | undefined;
 
 /**
  * Finds the route a raw path (relative to /api, with its query) names, literal segments compared
@@ -66,7 +69,7 @@ function matchRestRoute(routes: RestRoute[], method: string, url: string): Route
       r.segments.every((s, i) => s.startsWith('{') || s === segments[i]),
   );
   if (!route) return undefined;
-  const issues: PathIssue[] = [];
+  const issues: Issue[] = [];
   const canonical = route.segments.map((s, i) => {
     if (!s.startsWith('{')) return s;
     const name = s.slice(1, -1);
@@ -79,6 +82,9 @@ function matchRestRoute(routes: RestRoute[], method: string, url: string): Route
   return { url: `/${canonical.join('/')}${queryAt === -1 ? '' : url.slice(queryAt)}` };
 }
 
+// Every error response of the document: the one error body, as shared/errors.ts defines it.
+const { $schema: _dialect, ...ERROR_BODY_JSON_SCHEMA } = z.toJSONSchema(errorBodySchema);
+
 export function openApiDocument(baseUrl: string): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: 'querytrail environments API',
@@ -87,21 +93,6 @@ export function openApiDocument(baseUrl: string): OpenAPIObject {
     baseUrl,
     securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Required when the server runs with API_TOKEN' } },
   });
-  const errorSchema = {
-    type: 'object',
-    required: ['error'],
-    properties: {
-      error: {
-        type: 'object',
-        required: ['code', 'message'],
-        properties: {
-          code: { type: 'string' },
-          message: { type: 'string' },
-          issues: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
-        },
-      },
-    },
-  };
   for (const meta of proceduresWithMeta().values()) {
     if (!meta.openapi) continue;
     const operation = doc.paths?.[meta.openapi.path]?.[meta.openapi.method.toLowerCase() as 'get'];
@@ -114,7 +105,7 @@ export function openApiDocument(baseUrl: string): OpenAPIObject {
     }
     for (const [status, response] of Object.entries(operation.responses)) {
       if (Number(status) >= 400 && response && typeof response === 'object' && 'content' in response) {
-        (response as { content: unknown }).content = { 'application/json': { schema: errorSchema } };
+        (response as { content: unknown }).content = { 'application/json': { schema: ERROR_BODY_JSON_SCHEMA } };
       }
     }
   }
@@ -130,17 +121,17 @@ function rewriteErrors(res: Response) {
         const body = JSON.parse(chunk) as {
           message?: string;
           code?: TRPC_ERROR_CODE_KEY;
-          data?: { apiCode?: ApiErrorCode; issues?: { path: string; message: string }[] };
+          data?: { apiCode?: ErrorCode; issues?: Issue[] };
         };
         const issues = body.data?.issues;
         const message =
           body.message === 'Input validation failed' && issues
-            ? `Invalid input: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`
+            ? invalidInputMessage(issues)
             : res.statusCode >= 500 && body.data?.apiCode !== 'upstream_unavailable' // a 502 names the upstream failure
               ? 'Internal server error'
               : (body.message ?? 'Error');
         const code = body.data?.apiCode ?? (body.code ? apiCode(body.code) : 'internal_error');
-        const rewritten = JSON.stringify({ error: { code, message, ...(issues ? { issues } : {}) } });
+        const rewritten = JSON.stringify(errorBody(code, message, issues));
         res.setHeader('Content-Length', Buffer.byteLength(rewritten));
         return end(rewritten, ...rest);
       } catch {
@@ -231,8 +222,7 @@ export function createRestRouter(services: Services) {
     const match = matchRestRoute(routes, req.method, req.url);
     if (!match) return sendError(res, 404, 'not_found', 'Not found');
     if ('issues' in match) {
-      const message = `Invalid input: ${match.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`;
-      return sendError(res, 400, 'validation_failed', message, match.issues);
+      return sendError(res, 400, 'validation_failed', invalidInputMessage(match.issues), match.issues);
     }
     req.url = match.url;
     rewriteErrors(res);
@@ -241,16 +231,9 @@ export function createRestRouter(services: Services) {
   rest.use(dispatch);
 
   const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
-    const type = (err as { type?: string }).type;
-    if (type === 'entity.parse.failed') return sendError(res, 400, 'malformed_json', 'Request body is not valid JSON');
-    if (type === 'entity.too.deep') return sendError(res, 400, 'validation_failed', (err as Error).message);
-    if (type === 'entity.too.large')
-      return sendError(res, 413, 'payload_too_large', `Request body is larger than ${services.config.maxBodyBytes} bytes`);
-    if (type === 'encoding.unsupported') return sendError(res, 415, 'unsupported_media_type', 'Unsupported Content-Encoding (use gzip, deflate or none)');
-    if (type === 'charset.unsupported') return sendError(res, 415, 'unsupported_media_type', 'Unsupported charset');
-    if (err && typeof (err as { status?: number }).status === 'number' && (err as { status: number }).status < 500) {
-      return sendError(res, (err as { status: number }).status, 'validation_failed', 'Bad request');
-    }
+    if ((err as { type?: string }).type === 'entity.too.deep') return sendError(res, 400, 'validation_failed', (err as Error).message);
+    const answer = clientErrorAnswer(err, services.config.maxBodyBytes);
+    if (answer) return sendError(res, answer.status, answer.code, answer.message);
     next(err);
   };
   rest.use(bodyErrors);

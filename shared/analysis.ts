@@ -1,36 +1,24 @@
-// Wire shapes of query analysis (issue 6): plans and costs from production statistics, and the
-// indexes that would lower them. Shared by the router, the REST document and the SPA.
+// Wire shapes of query analysis: plans and costs from production statistics, and the indexes that
+// would lower them. The advisor produces them, the server stores and serves them, the analyzer
+// answers with them and the SPA reads them.
 import { z } from 'zod';
+import { isoDate } from './dates';
 import { hashSchema, pathParam } from './environments';
+import { planNodeSchema } from './plan';
 import { connectionStringSchema, idSchema, sqlText } from './validation';
-
-const isoDate = z.string().meta({ description: 'ISO 8601 timestamp (UTC)' });
-
-/** A node of EXPLAIN (FORMAT JSON): "Node Type", "Total Cost", "Plans", ... as PostgreSQL names them. */
-export interface PlanNode {
-  'Node Type': string;
-  'Total Cost'?: number;
-  'Startup Cost'?: number;
-  'Plan Rows'?: number;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-  [key: string]: unknown;
-}
-export const planNodeSchema = z.record(z.string(), z.unknown()).meta({ description: 'EXPLAIN (FORMAT JSON) plan node' }) as unknown as z.ZodType<PlanNode>;
 
 export const recommendationSchema = z.object({
   createIndex: z.string().meta({ description: 'The CREATE INDEX statement to run' }),
-  table: z.string(),
+  table: z.string().meta({ description: 'schema.table' }),
   method: z.enum(['btree', 'gin']),
   columns: z.array(z.string()),
   include: z.array(z.string()),
   predicate: z.string().nullable(),
-  costBefore: z.number(),
+  costBefore: z.number().meta({ description: "The query's cost before this index (with the query's earlier recommendations in place)" }),
   costAfter: z.number(),
   savedPct: z.number(),
   totalSaved: z.number().meta({ description: 'Cost saved x production calls (calls taken as 1 when unknown)' }),
-  estimatedPages: z.number(),
+  estimatedPages: z.number().meta({ description: 'Size the shadow planner assumed for the index, in pages' }),
 });
 export type Recommendation = z.infer<typeof recommendationSchema>;
 
@@ -38,6 +26,18 @@ export const indexRecommendationSchema = recommendationSchema
   .omit({ costBefore: true, costAfter: true, savedPct: true })
   .extend({ queries: z.array(z.string()).meta({ description: 'Hashes of the catalog queries it helps' }) });
 export type IndexRecommendation = z.infer<typeof indexRecommendationSchema>;
+
+/** One query planned with production statistics: what the advisor finds for it. */
+export const plannedQuerySchema = z.object({
+  hash: z.string(),
+  cost: z.number().nullable(),
+  planShape: z.string().nullable(),
+  plan: planNodeSchema.nullable().meta({ description: 'The plan production would choose now' }),
+  planAfter: planNodeSchema.nullable().meta({ description: 'The plan with every recommendation in place' }),
+  recommendations: z.array(recommendationSchema),
+  error: z.string().nullable(),
+});
+export type PlannedQuery = z.infer<typeof plannedQuerySchema>;
 
 export const ANALYSIS_STATUSES = ['running', 'done', 'failed'] as const;
 
@@ -58,17 +58,7 @@ export const analysisStatusSchema = z.object({
 });
 export type AnalysisStatus = z.infer<typeof analysisStatusSchema>;
 
-export const queryAnalysisSchema = z.object({
-  hash: z.string(),
-  analysisId: z.string(),
-  cost: z.number().nullable(),
-  planShape: z.string().nullable(),
-  plan: planNodeSchema.nullable(),
-  planAfter: planNodeSchema.nullable().meta({ description: 'The plan with every recommendation in place' }),
-  recommendations: z.array(recommendationSchema),
-  error: z.string().nullable(),
-  analyzedAt: isoDate,
-});
+export const queryAnalysisSchema = plannedQuerySchema.extend({ analysisId: z.string(), analyzedAt: isoDate });
 export type QueryAnalysis = z.infer<typeof queryAnalysisSchema>;
 
 export const RUN_CHANGES = ['cost_rose', 'gained_recommendation', 'new_query'] as const;
@@ -121,7 +111,7 @@ export const analyzeResponseSchema = z.object({
   durationMs: z.number(),
   source: z.enum(['request', 'pg_stat_statements']),
   queries: z.array(
-    queryAnalysisSchema.omit({ analysisId: true, analyzedAt: true }).extend({
+    plannedQuerySchema.extend({
       query: z.string(),
       calls: z.number().nullable(),
     }),

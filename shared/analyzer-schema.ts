@@ -1,7 +1,8 @@
-// The analyzer's wire contract: its request body and the RemoteSyncResponse it returns (spec 2.5).
+// The analyzer's wire contract: its request body and the RemoteSyncResponse it returns.
 // The analyzer builds its response as these types and the SPA parses it with these schemas, so the
 // two cannot drift apart. Every value is JSON-native: PostgreSQL int8 values that may exceed 2^53
-// (sequence bounds, queryids) travel as strings, timestamps as ISO 8601 strings.
+// (sequence bounds, queryids) travel as strings, timestamps as ISO 8601 strings. Its errors are
+// querytrail's one error body (errorBodySchema, shared/errors.ts).
 import { z } from 'zod';
 import { connectionStringSchema } from './validation';
 
@@ -29,33 +30,6 @@ export function resultSchema<T extends z.ZodType>(value: T) {
   ]);
 }
 export type Result<T> = { type: 'ok'; value: T } | { type: 'error'; error: string };
-
-/** The one error body of the analyzer, for every status it answers with. */
-export const ANALYZER_ERROR_CODES = [
-  'invalid_json',
-  'invalid_request',
-  'payload_too_large',
-  'unsupported_media_type',
-  'not_found',
-  'origin_not_allowed',
-  'host_not_allowed',
-  'connection_refused',
-  'host_not_found',
-  'tls_error',
-  'authentication_failed',
-  'database_not_found',
-  'too_many_connections',
-  'timeout',
-  'connection_failed',
-  'not_read_only',
-  'pg_stat_statements_unavailable',
-  'shadow_busy',
-  'internal_error',
-] as const;
-export const analyzerErrorCodeSchema = z.enum(ANALYZER_ERROR_CODES);
-export type AnalyzerErrorCode = z.infer<typeof analyzerErrorCodeSchema>;
-export const analyzerErrorSchema = z.object({ error: z.object({ code: analyzerErrorCodeSchema, message: z.string() }) });
-export type AnalyzerError = z.infer<typeof analyzerErrorSchema>;
 
 export const healthSchema = z.object({ status: z.literal('ok') });
 

@@ -1,6 +1,7 @@
-// Wire shapes of CI run ingestion and the CI runs pages (issue 3), shared by the tRPC router, the
-// REST adapter (via the OpenAPI document), the SPA and the ci-report command.
+// Wire shapes of CI run ingestion and the CI runs pages, shared by the tRPC router, the REST
+// adapter (via the OpenAPI document), the SPA and the ci-report command.
 import { z } from 'zod';
+import { isoDate } from './dates';
 import { environmentSummary, hashSchema, pathParam } from './environments';
 import { idSchema, INT32_MAX, isPlainLine, jsonNumber, lineText, repoSchema, sqlText } from './validation';
 
@@ -18,8 +19,6 @@ export const CI_LIMITS = {
    */
   maxCalls: Number.MAX_SAFE_INTEGER,
 } as const;
-
-const isoDate = z.string().meta({ description: 'ISO 8601 timestamp (UTC)', example: '2026-11-22T10:00:00.000Z' });
 
 /**
  * An ISO 8601 timestamp with Z or an offset, stored as UTC. PostgreSQL refuses offsets beyond

@@ -1,6 +1,7 @@
-// Wire shapes of the environments API (spec sections 2.1-2.4, 4.2), shared by the tRPC router,
-// the REST adapter (via the OpenAPI document) and the SPA.
+// Wire shapes of the environments API: environments, their connections, repositories and query
+// catalog; shared by the tRPC router, the REST adapter (via the OpenAPI document) and the SPA.
 import { z } from 'zod';
+import { isoDate } from './dates';
 import {
   connectionStringSchema,
   idSchema,
@@ -14,7 +15,6 @@ import {
   sqlText,
 } from './validation';
 
-const isoDate = z.string().meta({ description: 'ISO 8601 timestamp (UTC)', example: '2026-11-22T10:00:00.000Z' });
 const id = idSchema;
 
 /** REST path parameters arrive percent-encoded (the adapter does not decode them); decoding is a no-op for tRPC callers. */

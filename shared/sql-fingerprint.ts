@@ -6,7 +6,10 @@ import { deparse } from 'pgsql-deparser';
 
 let ready: Promise<void> | undefined;
 
-/** Loads the WASM parser once; every other function here needs it loaded. */
+/**
+ * Loads libpg-query's WASM module, once per process. Everything that parses SQL with it (the
+ * functions here, the advisor's statement gate and candidate reader) needs it loaded first.
+ */
 export function loadParser(): Promise<void> {
   ready ??= loadModule();
   return ready;

@@ -5,7 +5,7 @@ export type ColumnStatsRow = ColumnStats & { schema: string; table: string; colu
 
 // pg_stats only shows columns the role may read. Its value arrays are anyarray; their text form is
 // a valid text[] literal, which reaches us as a JSON-friendly array of strings.
-export const columnStatsSql = `
+const columnStatsSql = `
 SELECT s.schemaname AS schema,
        s.tablename AS table,
        s.attname AS column,

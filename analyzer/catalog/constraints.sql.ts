@@ -6,7 +6,7 @@ import { userSchema } from './filters';
 // PostgreSQL 18 the NOT NULL constraints it now records there (5,252 of GitLab's 8,246). Column
 // names are resolved for all constraints in one grouped pass: a subquery per constraint took half
 // of this query's time.
-export const constraintsSql = `
+const constraintsSql = `
 WITH key_columns AS (
   SELECT con.oid, json_agg(a.attname ORDER BY k.n) AS names
   FROM pg_catalog.pg_constraint con

@@ -4,7 +4,7 @@ import { userSchema } from './filters';
 
 // A failed CREATE INDEX CONCURRENTLY leaves an index that is maintained on writes but never used by
 // the planner (invalid), or not even maintained (not ready). Either costs without helping.
-export const disabledIndexesSql = `
+const disabledIndexesSql = `
 SELECT n.nspname AS schema,
        t.relname AS table,
        c.relname AS name,

@@ -1,7 +1,7 @@
 import type { Extension } from '../../shared/analyzer-schema';
 import type { Gateway } from '../../gateway/index';
 
-export const extensionsSql = `
+const extensionsSql = `
 SELECT e.extname AS name, e.extversion AS version, n.nspname AS schema
 FROM pg_catalog.pg_extension e
 JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace

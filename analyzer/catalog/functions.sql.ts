@@ -3,7 +3,7 @@ import type { Gateway } from '../../gateway/index';
 import { notFromExtension, userSchema } from './filters';
 
 // Functions an extension installs (pg_trgm's, btree_gist's) are the extension's, not the schema's.
-export const functionsSql = `
+const functionsSql = `
 SELECT n.nspname AS schema,
        p.proname AS name,
        CASE p.prokind WHEN 'p' THEN 'procedure' WHEN 'a' THEN 'aggregate' WHEN 'w' THEN 'window' ELSE 'function' END AS kind,

@@ -10,7 +10,7 @@ import { userSchema } from './filters';
  *   type), with no cast involved;
  * - null: not read, because an output function involved is not C or internal code.
  */
-export type SampleRead = 'json' | 'text' | null;
+type SampleRead = 'json' | 'text' | null;
 
 export interface SampleColumnRow {
   relationOid: number;
@@ -24,7 +24,7 @@ export interface SampleColumnRow {
 // only types created by initdb (oid below 16384, FirstNormalObjectId) take the json path. Only a
 // superuser can create a function in C, and only a superuser can create a base type, so a type whose
 // every output function is C or internal prints with code the database's owner did not write.
-export const sampleColumnsSql = `
+const sampleColumnsSql = `
 WITH RECURSIVE columns AS (
   SELECT a.attrelid AS relation, a.attnum, a.attname AS name, a.atttypid AS type
   FROM pg_catalog.pg_attribute a

@@ -6,7 +6,7 @@ import type { SampleColumnRow } from './sample-columns.sql';
 // doubled), the limit is a bind parameter. Each column is read the way sample-columns.sql.ts decided;
 // the values come back as the server printed them, unparsed, and JSON ones are parsed here. A plain
 // LIMIT reads the first pages only: cheap on a big table, unlike ORDER BY random().
-export function sampleRowsSql(schema: string, table: string, columns: SampleColumnRow[]): string {
+function sampleRowsSql(schema: string, table: string, columns: SampleColumnRow[]): string {
   const list = columns.map((c) => (c.read === 'json' ? `pg_catalog.to_json(${escapeIdentifier(c.name)})` : escapeIdentifier(c.name)));
   return `SELECT ${list.join(', ')} FROM ${escapeIdentifier(schema)}.${escapeIdentifier(table)} LIMIT $1`;
 }

@@ -3,7 +3,7 @@ import type { schemaInfoSchema } from '../../shared/analyzer-schema';
 import type { Gateway } from '../../gateway/index';
 import { userSchema } from './filters';
 
-export const schemasSql = `
+const schemasSql = `
 SELECT n.nspname AS name,
        pg_get_userbyid(n.nspowner) AS owner,
        d.description AS comment

@@ -4,7 +4,7 @@ import { userSchema } from './filters';
 
 // Bounds are int8 and may exceed 2^53, so they travel as text. The last value needs a privilege on
 // the sequence; without it we report null rather than fail (pg_sequences does the same).
-export const sequencesSql = `
+const sequencesSql = `
 SELECT n.nspname AS schema,
        c.relname AS name,
        format_type(s.seqtypid, NULL) AS "dataType",

@@ -16,7 +16,7 @@ export interface ServerRow {
 // The first statement of every sync: it proves the session is read only before anything else runs,
 // and says who we are and how much data the database holds. reltuples is -1 before the first
 // ANALYZE, so the statistics collector's live-tuple count stands in for it.
-export const serverSql = `
+const serverSql = `
 SELECT version() AS "serverVersion",
        current_setting('server_version_num')::int AS "serverVersionNum",
        current_database() AS database,

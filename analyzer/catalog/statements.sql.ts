@@ -1,8 +1,5 @@
 import { escapeIdentifier, MARKER, type Gateway } from '../../gateway/index';
 
-/** pg_stat_statements is missing from this database, or unreadable; the message says what to do. */
-export class StatementsUnavailableError extends Error {}
-
 export interface StatementRow {
   queryid: string | null;
   query: string | null;
@@ -31,12 +28,12 @@ const COLUMN_CANDIDATES: Record<Exclude<keyof StatementRow, 'queryid' | 'query'>
   sharedBlksRead: ['shared_blks_read'],
 };
 
-export const extensionSql = `
+const extensionSql = `
 SELECT n.nspname AS schema, e.extversion AS version
 FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
 WHERE e.extname = 'pg_stat_statements'`;
 
-export const viewColumnsSql = `
+const viewColumnsSql = `
 SELECT a.attname AS name
 FROM pg_catalog.pg_attribute a
 WHERE a.attrelid = (SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -44,10 +41,10 @@ WHERE a.attrelid = (SELECT c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_n
   AND a.attnum > 0 AND NOT a.attisdropped`;
 
 /** Builds the read of the view from the columns it has. */
-export function statementsSql(schema: string, columns: ReadonlySet<string>): string {
+function statementsSql(schema: string, columns: ReadonlySet<string>): string {
   const select = Object.entries(COLUMN_CANDIDATES).map(([alias, candidates]) => {
     const column = candidates.find((name) => columns.has(name));
-    if (!column) throw new StatementsUnavailableError(`pg_stat_statements has none of the columns ${candidates.join(', ')}; this version of the extension is not supported`);
+    if (!column) throw new Error(`pg_stat_statements has none of the columns ${candidates.join(', ')}; this version of the extension is not supported`);
     return `s.${column}::float8 AS "${alias}"`;
   });
   // dbid: the connected database only. The marker drops the analyzer's own statements, this one too.
@@ -57,10 +54,11 @@ FROM ${escapeIdentifier(schema)}.pg_stat_statements s
 WHERE s.dbid = $1 AND (s.query IS NULL OR pg_catalog.strpos(s.query, $2) = 0)`;
 }
 
+/** The connected database's statements; when pg_stat_statements is missing or unreadable, the error says what to do. */
 export async function listStatements(db: Gateway, databaseOid: number, database: string): Promise<StatementRow[]> {
   const [extension] = await db.rows<{ schema: string; version: string }>(extensionSql);
   if (!extension) {
-    throw new StatementsUnavailableError(
+    throw new Error(
       `pg_stat_statements is not installed in database "${database}". Run CREATE EXTENSION pg_stat_statements; in it ` +
         `(the server must also list pg_stat_statements in shared_preload_libraries, which needs a restart).`,
     );
@@ -71,8 +69,9 @@ export async function listStatements(db: Gateway, databaseOid: number, database:
   } catch (error) {
     const message = (error as Error).message;
     if (/shared_preload_libraries/.test(message)) {
-      throw new StatementsUnavailableError(
+      throw new Error(
         `pg_stat_statements is installed but not loaded: add it to shared_preload_libraries and restart PostgreSQL (${message})`,
+        { cause: error },
       );
     }
     throw error;

@@ -8,7 +8,7 @@ export type TableStatsRow = TableStats & { oid: number; hasStorage: boolean; can
 // pg_total_relation_size adds up, without measuring every file twice) (an ACCESS SHARE lock each; lock_timeout keeps a migration
 // holding ACCESS EXCLUSIVE from stalling us). A partitioned table has no storage of its own, so
 // hasStorage asks whether any of its partitions holds a page: sample rows are fetched only then.
-export const tableStatsSql = `
+const tableStatsSql = `
 SELECT c.oid,
        CASE WHEN c.reltuples < 0 THEN NULL ELSE c.reltuples::float8 END AS "rowEstimate",
        c.relpages::float8 AS pages,

@@ -3,9 +3,9 @@ import type { Gateway } from '../../gateway/index';
 import { userSchema } from './filters';
 
 /** A table as the catalog describes it; columns, statistics and samples are joined in by oid. */
-export type TableRow = Omit<Table, 'columns' | 'stats' | 'sampleRows'> & { oid: number };
+type TableRow = Omit<Table, 'columns' | 'stats' | 'sampleRows'> & { oid: number };
 
-export const tablesSql = `
+const tablesSql = `
 SELECT c.oid,
        n.nspname AS schema,
        c.relname AS name,

@@ -4,7 +4,7 @@ import { userSchema } from './filters';
 
 // Internal triggers implement foreign keys; they are constraints, listed there. Before PostgreSQL 15
 // a trigger copied onto a partition was marked internal too: those (a parent, no constraint) count.
-export const triggersSql = `
+const triggersSql = `
 SELECT n.nspname AS schema,
        c.relname AS table,
        tg.tgname AS name,

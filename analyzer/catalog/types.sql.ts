@@ -4,7 +4,7 @@ import type { Gateway } from '../../gateway/index';
 import { notFromExtension, userSchema } from './filters';
 
 // Enums, domains and standalone composite types (a table's row type is its table, not a type here).
-export const typesSql = `
+const typesSql = `
 SELECT n.nspname AS schema,
        t.typname AS name,
        t.typtype AS kind,

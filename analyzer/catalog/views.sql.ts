@@ -3,9 +3,9 @@ import type { Gateway } from '../../gateway/index';
 import { notFromExtension, userSchema } from './filters';
 
 // Views an extension installs (pg_stat_statements' own) belong to the extension.
-export type ViewRow = Omit<View, 'columns'> & { oid: number };
+type ViewRow = Omit<View, 'columns'> & { oid: number };
 
-export const viewsSql = `
+const viewsSql = `
 SELECT c.oid,
        n.nspname AS schema,
        c.relname AS name,

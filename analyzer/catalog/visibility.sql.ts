@@ -4,7 +4,7 @@ import { userSchema } from './filters';
 
 // Relations the role cannot read rows of: no sample rows for them, and pg_stats hides their columns.
 // Schema USAGE counts too: without it a table-level grant does not let the role reach the table.
-export const tablesWithoutSelectSql = `
+const tablesWithoutSelectSql = `
 SELECT n.nspname AS schema, c.relname AS name
 FROM pg_catalog.pg_class c
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace

@@ -2,19 +2,36 @@
 // assistive technology reads the message with the field).
 import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
 
-interface FieldShellProps {
+/** What every control of a field carries: its id for the label, and its error or hint described. */
+interface ControlProps {
   id: string;
+  className: string;
+  'aria-invalid': true | undefined;
+  'aria-describedby': string | undefined;
+}
+
+interface FieldProps {
   label: string;
   error?: string;
   hint?: ReactNode;
-  children: ReactNode;
+  /** Layout of the field: 'field-inline' (label beside a toolbar control), 'field-grow' (fills the toolbar). */
+  layout?: 'field-inline' | 'field-grow';
+  children: (control: ControlProps) => ReactNode;
 }
 
-function FieldShell({ id, label, error, hint, children }: FieldShellProps) {
+/** A label, the control `children` renders, and below it the error or else the hint. */
+function Field({ label, error, hint, layout, children }: FieldProps) {
+  const id = useId();
+  const control: ControlProps = {
+    id,
+    className: 'input',
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': error ? `${id}-error` : hint ? `${id}-hint` : undefined,
+  };
   return (
-    <div className={`field${error ? ' field-invalid' : ''}`}>
+    <div className={['field', layout, error ? 'field-invalid' : undefined].filter(Boolean).join(' ')}>
       <label htmlFor={id}>{label}</label>
-      {children}
+      {children(control)}
       {hint && !error ? (
         <p className="field-hint" id={`${id}-hint`}>
           {hint}
@@ -38,20 +55,31 @@ type TextFieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'onChan
 };
 
 export function TextField({ label, value, onChange, error, hint, ...rest }: TextFieldProps) {
-  const id = useId();
-  const describedBy = error ? `${id}-error` : hint ? `${id}-hint` : undefined;
   return (
-    <FieldShell id={id} label={label} error={error} hint={hint}>
-      <input
-        id={id}
-        className="input"
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy}
-        {...rest}
-      />
-    </FieldShell>
+    <Field label={label} error={error} hint={hint}>
+      {(control) => <input {...control} value={value} onChange={(event) => onChange(event.target.value)} {...rest} />}
+    </Field>
+  );
+}
+
+/** A search box in a toolbar: filters as the user types, so it has no error to show. */
+export function SearchField({
+  label,
+  value,
+  onChange,
+  placeholder,
+  layout = 'field-inline',
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  placeholder: string;
+  layout?: FieldProps['layout'];
+}) {
+  return (
+    <Field label={label} layout={layout}>
+      {(control) => <input {...control} type="search" value={value} onChange={(event) => onChange(event.target.value)} placeholder={placeholder} />}
+    </Field>
   );
 }
 
@@ -64,25 +92,18 @@ type SelectFieldProps = Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id' | 'on
 };
 
 export function SelectField({ label, value, onChange, options, error, ...rest }: SelectFieldProps) {
-  const id = useId();
   return (
-    <FieldShell id={id} label={label} error={error}>
-      <select
-        id={id}
-        className="input"
-        value={value}
-        onChange={(event) => onChange(event.target.value)}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
-        {...rest}
-      >
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-    </FieldShell>
+    <Field label={label} error={error}>
+      {(control) => (
+        <select {...control} value={value} onChange={(event) => onChange(event.target.value)} {...rest}>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
   );
 }
 

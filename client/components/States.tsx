@@ -1,6 +1,6 @@
 // Loading, empty and error states, the same everywhere.
 import type { ReactNode } from 'react';
-import { messageOf } from '../lib/errors';
+import { apiCodeOf, messageOf } from '../lib/errors';
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
@@ -31,5 +31,19 @@ export function ErrorState({ title = 'Something went wrong', error, onRetry }: {
         </button>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * Why a page's subject (`what`: "CI run") did not load: when the API says it does not exist, a "not
+ * found" heading, `notFound` and `children` (the way back); any other failure, the error and a retry.
+ */
+export function LoadFailure({ what, error, onRetry, notFound, children }: { what: string; error: unknown; onRetry: () => void; notFound: string; children: ReactNode }) {
+  if (apiCodeOf(error) !== 'not_found') return <ErrorState title={`The ${what} could not be loaded`} error={error} onRetry={onRetry} />;
+  return (
+    <>
+      <h1>{`${what[0]!.toUpperCase()}${what.slice(1)} not found`}</h1>
+      <EmptyState title={notFound}>{children}</EmptyState>
+    </>
   );
 }

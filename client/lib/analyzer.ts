@@ -1,11 +1,7 @@
 // The analyzer is a separate origin on the user's machine: the browser calls it with fetch and
 // reads its answers through the shared zod schemas, so a changed contract fails loudly here.
-import {
-  analyzerErrorSchema,
-  healthSchema,
-  remoteSyncResponseSchema,
-  type RemoteSyncResponse,
-} from '../../shared/analyzer-schema';
+import { healthSchema, remoteSyncResponseSchema, type RemoteSyncResponse } from '../../shared/analyzer-schema';
+import { describeIssues, errorBodySchema, issuesOf } from '../../shared/errors';
 
 export const DEFAULT_ANALYZER_URL = 'http://localhost:2345';
 export const HEALTH_POLL_MS = 10_000;
@@ -73,15 +69,15 @@ export async function syncDatabase(baseUrl: string, db: string, signal?: AbortSi
     throw new AnalyzerError(`The analyzer answered ${response.status} without a JSON body`, 'invalid_response', response.status);
   }
   if (!response.ok) {
-    const parsed = analyzerErrorSchema.safeParse(body);
+    const parsed = errorBodySchema.safeParse(body);
     if (parsed.success) throw new AnalyzerError(parsed.data.error.message, parsed.data.error.code, response.status);
     throw new AnalyzerError(`The analyzer answered ${response.status}`, 'invalid_response', response.status);
   }
   const parsed = remoteSyncResponseSchema.safeParse(body);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+    const first = describeIssues(issuesOf(parsed.error).slice(0, 1));
     throw new AnalyzerError(
-      `The analyzer's answer does not match this page's version of the contract (${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}). Update the analyzer or this app.`,
+      `The analyzer's answer does not match this page's version of the contract (${first}). Update the analyzer or this app.`,
       'invalid_response',
       response.status,
     );

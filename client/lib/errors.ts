@@ -1,13 +1,14 @@
 // Turns errors from the tRPC client and zod into what a form shows: a message per field and one
-// for the form as a whole.
+// for the form as a whole. The server's codes and issues are querytrail's one error vocabulary
+// (shared/errors.ts); the tRPC formatter sends them as data.apiCode and data.issues.
 import type { z } from 'zod';
+import type { ErrorCode, Issue } from '../../shared/errors';
 
 export type FieldErrors = Record<string, string>;
 
 interface ServerErrorData {
-  apiCode?: string;
-  httpStatus?: number;
-  issues?: { path: string; message: string }[];
+  apiCode?: ErrorCode;
+  issues?: Issue[];
 }
 
 function dataOf(error: unknown): ServerErrorData | undefined {
@@ -19,7 +20,7 @@ function dataOf(error: unknown): ServerErrorData | undefined {
 }
 
 /** The API's error code (validation_failed, conflict, not_found, ...), when the server sent one. */
-export function apiCodeOf(error: unknown): string | undefined {
+export function apiCodeOf(error: unknown): ErrorCode | undefined {
   return dataOf(error)?.apiCode;
 }
 

@@ -1,6 +1,6 @@
 // Reading EXPLAIN (FORMAT JSON) plans for people: what a node does, what it costs, and which nodes
 // differ between production's plan and the plan with the recommended indexes in place.
-import type { PlanNode } from '../../shared/analysis';
+import { RECOMMENDED_INDEX_PREFIX, eachPlanNode, type PlanNode } from '../../shared/plan';
 
 const costFormat = new Intl.NumberFormat('en', { maximumFractionDigits: 2 });
 const largeCostFormat = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
@@ -14,9 +14,6 @@ export function formatPercent(value: number): string {
   return `${value >= 10 || value === 0 ? Math.round(value) : value.toFixed(1)}%`;
 }
 
-/** The advisor names a recommended index in a plan "recommended: <table> (<columns>)". */
-const RECOMMENDED_INDEX = 'recommended: ';
-
 /** "Index Scan on orders using orders_customer_idx": the parts that identify what a node reads. */
 export function describeNode(node: PlanNode): string {
   const parts = [node['Node Type']];
@@ -29,7 +26,7 @@ export function describeNode(node: PlanNode): string {
     parts.push(`on ${node['Relation Name']}${typeof alias === 'string' && alias !== node['Relation Name'] ? ` ${alias}` : ''}`);
   }
   const index = node['Index Name'];
-  if (index) parts.push(index.startsWith(RECOMMENDED_INDEX) ? `using the recommended index ${index.slice(RECOMMENDED_INDEX.length)}` : `using ${index}`);
+  if (index) parts.push(index.startsWith(RECOMMENDED_INDEX_PREFIX) ? `using the recommended index ${index.slice(RECOMMENDED_INDEX_PREFIX.length)}` : `using ${index}`);
   return parts.join(' ');
 }
 
@@ -49,11 +46,6 @@ export function nodeDetails(node: PlanNode): { label: string; text: string }[] {
 /** What makes two nodes "the same step": its kind and what it reads. Costs may differ freely. */
 const signatureOf = (node: PlanNode) => [node['Node Type'], node['Relation Name'] ?? '', node['Index Name'] ?? ''].join('\u0000');
 
-function walk(node: PlanNode, visit: (node: PlanNode) => void) {
-  visit(node);
-  for (const child of node.Plans ?? []) walk(child, visit);
-}
-
 /**
  * The nodes of `plan` that have no counterpart in `other`: every node type + relation + index is
  * matched once against the other plan's, so a node that only moved (a Sort above a new Index
@@ -63,8 +55,8 @@ export function changedNodes(plan: PlanNode, other: PlanNode | null): Set<PlanNo
   const changed = new Set<PlanNode>();
   if (!other) return changed;
   const available = new Map<string, number>();
-  walk(other, (node) => available.set(signatureOf(node), (available.get(signatureOf(node)) ?? 0) + 1));
-  walk(plan, (node) => {
+  eachPlanNode(other, (node) => available.set(signatureOf(node), (available.get(signatureOf(node)) ?? 0) + 1));
+  eachPlanNode(plan, (node) => {
     const left = available.get(signatureOf(node)) ?? 0;
     if (left > 0) available.set(signatureOf(node), left - 1);
     else changed.add(node);

@@ -2,40 +2,17 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { Badge } from '../components/Badge';
+import { EnvironmentBadge, RunContext } from '../components/ci/RunSummary';
 import { RelativeTime } from '../components/RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../components/States';
-import { environmentPath, runPath } from '../lib/paths';
+import { TableHead } from '../components/TableHead';
+import { runPath } from '../lib/paths';
+import { nextOffset } from '../lib/queries';
 import { formatNumber } from '../lib/time';
-import { trpc, type RouterOutputs } from '../trpc';
+import { trpc } from '../trpc';
 
-type Run = RouterOutputs['ci']['list'][number];
 const PAGE_SIZE = 50;
-
-
-export function RunContext({ run }: { run: Pick<Run, 'branch' | 'pullRequest' | 'commitSha' | 'runId'> }) {
-  return (
-    <span className="run-context muted small">
-      <span title="CI run id">run {run.runId}</span>
-      {run.branch ? <span title="Branch"> · {run.branch}</span> : null}
-      {run.pullRequest ? <span title="Pull request"> · PR #{run.pullRequest}</span> : null}
-      {run.commitSha ? (
-        <span title={`Commit ${run.commitSha}`}>
-          {' '}
-          · <code>{run.commitSha.slice(0, 7)}</code>
-        </span>
-      ) : null}
-    </span>
-  );
-}
-
-export function EnvironmentBadge({ environment }: { environment: Run['environment'] }) {
-  if (!environment) return null;
-  return (
-    <Link to={environmentPath(environment.id)} className="badge badge-accent badge-link" title={`Environment ${environment.slug}`}>
-      {environment.name}
-    </Link>
-  );
-}
+const COLUMNS = ['Repository', { label: 'Queries', className: 'numeric' }, 'Received'];
 
 export function CiRunsPage() {
   const utils = trpc.useUtils();
@@ -43,7 +20,7 @@ export function CiRunsPage() {
     queryKey: ['ci-runs'],
     initialPageParam: 0,
     queryFn: ({ pageParam, signal }) => utils.client.ci.list.query({ limit: PAGE_SIZE, offset: pageParam }, { signal }),
-    getNextPageParam: (lastPage, _pages, lastOffset) => (lastPage.length < PAGE_SIZE ? undefined : lastOffset + PAGE_SIZE),
+    getNextPageParam: nextOffset(PAGE_SIZE),
     refetchInterval: 30_000,
   });
   const rows = runs.data?.pages.flat() ?? [];
@@ -69,15 +46,7 @@ export function CiRunsPage() {
           <>
             <div className="table-scroll">
               <table className="data-table runs-table" aria-label="CI runs, newest first">
-                <thead>
-                  <tr>
-                    <th scope="col">Repository</th>
-                    <th scope="col" className="numeric">
-                      Queries
-                    </th>
-                    <th scope="col">Received</th>
-                  </tr>
-                </thead>
+                <TableHead columns={COLUMNS} />
                 <tbody>
                   {rows.map((run) => (
                     <tr key={run.id}>

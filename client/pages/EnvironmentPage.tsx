@@ -1,14 +1,16 @@
 // One environment: its connections, linked repositories, query analysis, query catalog, and deletion.
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
+import { Card } from '../components/Card';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { AnalysisSection } from '../components/env/AnalysisSection';
 import { ConnectionsSection } from '../components/env/ConnectionsSection';
 import { QueryCatalog } from '../components/env/QueryCatalog';
 import { ReposSection } from '../components/env/ReposSection';
 import { RelativeTime } from '../components/RelativeTime';
-import { EmptyState, ErrorState, Loading } from '../components/States';
-import { apiCodeOf, messageOf } from '../lib/errors';
+import { Loading, LoadFailure } from '../components/States';
+import { messageOf } from '../lib/errors';
+import { retryUnlessNotFound } from '../lib/queries';
 import { trpc, type RouterOutputs } from '../trpc';
 
 type Environment = RouterOutputs['env']['get'];
@@ -25,10 +27,7 @@ function DeleteEnvironment({ env }: { env: Environment }) {
     },
   });
   return (
-    <section className="card card-danger" aria-labelledby="delete-heading">
-      <h2 id="delete-heading" className="card-title">
-        Delete Environment
-      </h2>
+    <Card id="delete-heading" title="Delete Environment" className="card-danger">
       <p className="muted">
         Removes the environment, its connections, its repository links and its query catalog. CI runs already received stay, without an environment.
       </p>
@@ -53,13 +52,13 @@ function DeleteEnvironment({ env }: { env: Environment }) {
           </p>
         </ConfirmDialog>
       ) : null}
-    </section>
+    </Card>
   );
 }
 
 export function EnvironmentPage() {
   const { id = '' } = useParams();
-  const env = trpc.env.get.useQuery({ id }, { retry: (count, error) => apiCodeOf(error) !== 'not_found' && count < 1 });
+  const env = trpc.env.get.useQuery({ id }, { retry: retryUnlessNotFound });
 
   if (env.isPending) {
     return (
@@ -74,16 +73,9 @@ export function EnvironmentPage() {
         <p className="breadcrumbs">
           <Link to="/environments">Environments</Link>
         </p>
-        {apiCodeOf(env.error) === 'not_found' ? (
-          <>
-            <h1>Environment not found</h1>
-            <EmptyState title="This environment does not exist, or it was deleted.">
-              <Link to="/environments">Back to all environments</Link>
-            </EmptyState>
-          </>
-        ) : (
-          <ErrorState title="The environment could not be loaded" error={env.error} onRetry={() => env.refetch()} />
-        )}
+        <LoadFailure what="environment" error={env.error} onRetry={() => env.refetch()} notFound="This environment does not exist, or it was deleted.">
+          <Link to="/environments">Back to all environments</Link>
+        </LoadFailure>
       </div>
     );
   }

@@ -1,11 +1,13 @@
 // Environments: the list and the create form (slug suggested from the name, validated live).
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
+import { Card } from '../components/Card';
 import { nameSchema, slugify, slugSchema } from '../../shared/validation';
 import { TextField, FormError, SubmitButton } from '../components/Field';
 import { RelativeTime } from '../components/RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../components/States';
-import { apiCodeOf, fieldErrorsOf, messageOf, validate } from '../lib/errors';
+import { useMutationForm } from '../hooks/useMutationForm';
+import { validate } from '../lib/errors';
 import { environmentPath } from '../lib/paths';
 import { trpc } from '../trpc';
 
@@ -15,37 +17,27 @@ function CreateEnvironmentForm() {
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
   const [slugEdited, setSlugEdited] = useState(false);
-  const [submitted, setSubmitted] = useState(false);
   const create = trpc.env.create.useMutation({
     onSuccess: async ({ id }) => {
       await utils.env.list.invalidate();
       navigate(environmentPath(id));
     },
   });
-
+  // a taken slug comes back as a conflict without field issues: it belongs beside the slug
+  const form = useMutationForm(create, { conflict: 'slug' });
   const nameError = validate(nameSchema, name);
   const slugError = validate(slugSchema, slug);
-  const server = fieldErrorsOf(create.error);
-  // a taken slug comes back as a conflict without field issues: it belongs beside the slug
-  if (apiCodeOf(create.error) === 'conflict') server.slug ??= messageOf(create.error);
-  const formError = create.error && Object.keys(server).length === 0 ? messageOf(create.error) : undefined;
 
   const onName = (value: string) => {
     setName(value);
     if (!slugEdited) setSlug(slugify(value));
-    create.reset();
   };
   const onSlug = (value: string) => {
     setSlug(value);
     setSlugEdited(value !== '');
-    create.reset();
   };
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    setSubmitted(true);
-    if (nameError || slugError) return;
-    create.mutate({ name: name.trim(), slug });
-  };
+
+  const onSubmit = form.submit(!nameError && !slugError, () => create.mutate({ name: name.trim(), slug }));
 
   return (
     <form className="card form" onSubmit={onSubmit} noValidate aria-labelledby="create-env-heading">
@@ -54,20 +46,10 @@ function CreateEnvironmentForm() {
       </h2>
       <p className="muted">One environment per application or service: its databases, its CI repositories and their query catalog.</p>
       <div className="form-grid">
-        <TextField
-          label="Name"
-          value={name}
-          onChange={onName}
-          error={server.name ?? (submitted || name ? nameError : undefined)}
-          placeholder="Checkout service"
-          autoComplete="off"
-          required
-        />
+        <TextField label="Name" {...form.field('name', name, onName, nameError)} placeholder="Checkout service" autoComplete="off" required />
         <TextField
           label="Slug"
-          value={slug}
-          onChange={onSlug}
-          error={server.slug ?? (submitted || slug ? slugError : undefined)}
+          {...form.field('slug', slug, onSlug, slugError)}
           hint="Lowercase letters, digits and hyphens. Suggested from the name."
           placeholder="checkout-service"
           autoComplete="off"
@@ -75,7 +57,7 @@ function CreateEnvironmentForm() {
           required
         />
       </div>
-      <FormError>{formError}</FormError>
+      <FormError>{form.formError}</FormError>
       <SubmitButton pending={create.isPending} label="Create environment" pendingLabel="Creating…" />
     </form>
   );
@@ -91,10 +73,7 @@ export function EnvironmentsPage() {
           <p className="lead">Group the databases and CI repositories of one application and follow every query they run.</p>
         </div>
       </header>
-      <section className="card" aria-labelledby="env-list-heading">
-        <h2 id="env-list-heading" className="card-title">
-          All environments {list.data ? <span className="count">{list.data.length}</span> : null}
-        </h2>
+      <Card id="env-list-heading" title="All environments" count={list.data?.length}>
         {list.isPending ? (
           <Loading label="Loading environments…" />
         ) : list.isError ? (
@@ -116,7 +95,7 @@ export function EnvironmentsPage() {
             ))}
           </ul>
         )}
-      </section>
+      </Card>
       <CreateEnvironmentForm />
     </div>
   );

@@ -18,8 +18,8 @@ import {
 import { validate } from '../lib/errors';
 import { useSync } from '../sync-context';
 
-export const ANALYZER_NPM_COMMAND = 'npm run analyzer';
-export const ANALYZER_DOCKER_COMMAND = 'docker run -p 2345:2345 querytrail';
+const ANALYZER_NPM_COMMAND = 'npm run analyzer';
+const ANALYZER_DOCKER_COMMAND = 'docker run -p 2345:2345 querytrail';
 
 function StartInstructions() {
   return (

@@ -2,18 +2,20 @@
 import { Link, useParams } from 'react-router-dom';
 import { QueryAnalysis } from '../components/analysis/QueryAnalysis';
 import { Badge, SOURCE_LABELS, sourceTone } from '../components/Badge';
+import { Card } from '../components/Card';
+import { Fact, Facts } from '../components/Facts';
 import { RelativeTime } from '../components/RelativeTime';
 import { SqlBlock } from '../components/SqlBlock';
-import { EmptyState, ErrorState, Loading } from '../components/States';
-import { apiCodeOf } from '../lib/errors';
+import { Loading, LoadFailure } from '../components/States';
 import { environmentPath } from '../lib/paths';
+import { retryUnlessNotFound } from '../lib/queries';
 import { formatNumber } from '../lib/time';
 import { trpc } from '../trpc';
 
 export function QueryPage() {
   const { id = '', hash = '' } = useParams();
   const env = trpc.env.get.useQuery({ id }, { retry: false });
-  const query = trpc.queries.get.useQuery({ id, hash }, { retry: (count, error) => apiCodeOf(error) !== 'not_found' && count < 1 });
+  const query = trpc.queries.get.useQuery({ id, hash }, { retry: retryUnlessNotFound });
   const envPath = environmentPath(id);
 
   return (
@@ -24,16 +26,9 @@ export function QueryPage() {
       {query.isPending ? (
         <Loading label="Loading query…" />
       ) : query.isError ? (
-        apiCodeOf(query.error) === 'not_found' ? (
-          <>
-            <h1>Query not found</h1>
-            <EmptyState title="This query is not in the environment's catalog.">
-              <Link to={envPath}>Back to the catalog</Link>
-            </EmptyState>
-          </>
-        ) : (
-          <ErrorState title="The query could not be loaded" error={query.error} onRetry={() => query.refetch()} />
-        )
+        <LoadFailure what="query" error={query.error} onRetry={() => query.refetch()} notFound="This query is not in the environment's catalog.">
+          <Link to={envPath}>Back to the catalog</Link>
+        </LoadFailure>
       ) : (
         <>
           <header className="page-header">
@@ -48,45 +43,27 @@ export function QueryPage() {
             <h2 id="query-facts" className="visually-hidden">
               Details
             </h2>
-            <dl className="facts">
-              <div>
-                <dt>Last seen</dt>
-                <dd>
-                  <RelativeTime value={query.data.lastSeenAt} />
-                </dd>
-              </div>
-              <div>
-                <dt>First seen</dt>
-                <dd>
-                  <RelativeTime value={query.data.firstSeenAt} />
-                </dd>
-              </div>
-              <div>
-                <dt>Last seen in</dt>
-                <dd>
-                  <Badge tone={sourceTone(query.data.lastSeenSource)}>{SOURCE_LABELS[query.data.lastSeenSource]}</Badge>
-                </dd>
-              </div>
-              <div>
-                <dt>CI runs</dt>
-                <dd>{formatNumber(query.data.ciRunCount)}</dd>
-              </div>
-            </dl>
+            <Facts>
+              <Fact term="Last seen">
+                <RelativeTime value={query.data.lastSeenAt} />
+              </Fact>
+              <Fact term="First seen">
+                <RelativeTime value={query.data.firstSeenAt} />
+              </Fact>
+              <Fact term="Last seen in">
+                <Badge tone={sourceTone(query.data.lastSeenSource)}>{SOURCE_LABELS[query.data.lastSeenSource]}</Badge>
+              </Fact>
+              <Fact term="CI runs">{formatNumber(query.data.ciRunCount)}</Fact>
+            </Facts>
           </section>
-          <section className="card" aria-labelledby="formatted-heading">
-            <h2 id="formatted-heading" className="card-title">
-              Formatted SQL
-            </h2>
+          <Card id="formatted-heading" title="Formatted SQL">
             <SqlBlock sql={query.data.formattedQuery} />
-          </section>
+          </Card>
           <QueryAnalysis envId={id} hash={query.data.hash} />
-          <section className="card" aria-labelledby="raw-heading">
-            <h2 id="raw-heading" className="card-title">
-              Last raw text
-            </h2>
+          <Card id="raw-heading" title="Last raw text">
             <p className="muted">As last received, literals included.</p>
             <SqlBlock sql={query.data.query} />
-          </section>
+          </Card>
         </>
       )}
     </div>

@@ -1,15 +1,18 @@
 // "Analyze" for an environment: a background job that plans every catalog query with the
 // statistics of the environment's production connection (advisor/) and stores plans, costs and
 // index recommendations. The production database is only read; see advisor/README.md.
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { analyzeQueries, type AnalysisProgress, type AnalysisResult } from '../../advisor/index';
+import { redactConnectionString } from '../../gateway/index';
 import type { AnalysisStatus } from '../../shared/analysis';
-import { analysisRuns, catalogQueries, connections } from '../db/schema';
+import { analysisRuns, catalogQueries } from '../db/schema';
 import type { Db } from '../db/store';
-import { conflict, isUniqueViolation } from '../errors';
+import { isUniqueViolation } from '../errors';
 import { newId } from '../ids';
 import type { Services } from '../trpc';
-import { requireEnvironment } from '../routers/environments';
+import { requireProductionConnections } from '../domain/connections';
+import { toStatus } from './results';
+import { copyCostsToRuns } from './run-costs';
 
 type AnalyzeFn = typeof analyzeQueries;
 
@@ -20,40 +23,10 @@ export function waitForAnalysis(id: string): Promise<void> {
   return running.get(id) ?? Promise.resolve();
 }
 
-export function toStatus(row: typeof analysisRuns.$inferSelect): AnalysisStatus {
-  return {
-    id: row.id,
-    environmentId: row.environmentId,
-    status: row.status,
-    phase: row.phase,
-    done: row.done,
-    total: row.total,
-    queryCount: row.queryCount,
-    connectionLabel: row.connectionLabel,
-    error: row.error,
-    warnings: row.warnings,
-    indexes: row.indexes as AnalysisStatus['indexes'],
-    startedAt: row.startedAt.toISOString(),
-    finishedAt: row.finishedAt?.toISOString() ?? null,
-  };
-}
-
 async function readStatus(db: Db, id: string): Promise<AnalysisStatus> {
   const [row] = await db.select().from(analysisRuns).where(eq(analysisRuns.id, id));
   if (!row) throw new Error(`analysis ${id} vanished`);
   return toStatus(row);
-}
-
-/** A message about the production database that cannot carry its connection string. */
-function scrub(message: string, secret: string): string {
-  let out = message.split(secret).join('<connection string>');
-  try {
-    const password = decodeURIComponent(new URL(secret).password);
-    if (password) out = out.split(password).join('****');
-  } catch {
-    // not a URL: nothing more to hide
-  }
-  return out;
 }
 
 /**
@@ -66,16 +39,7 @@ export async function startAnalysis(
   analyze: AnalyzeFn = analyzeQueries,
 ): Promise<{ status: AnalysisStatus; created: boolean }> {
   const { db } = services.store;
-  await requireEnvironment(db, environmentId);
-  const [production] = await db
-    .select()
-    .from(connections)
-    .where(and(eq(connections.environmentId, environmentId), eq(connections.role, 'production')))
-    .orderBy(asc(connections.createdAt), asc(connections.id))
-    .limit(1);
-  if (!production) {
-    throw conflict('This environment has no connection with role production; add one so its planner statistics can be used');
-  }
+  const [production] = await requireProductionConnections(db, services.secrets, environmentId, 'so its planner statistics can be used');
   const id = newId('an');
   try {
     await db.insert(analysisRuns).values({ id, environmentId, status: 'running', connectionLabel: production.label });
@@ -89,8 +53,7 @@ export async function startAnalysis(
     throw error;
   }
   const status = await readStatus(db, id); // read before the job can move it on
-  const source = services.secrets.decrypt(production.connectionStringEncrypted);
-  const job = runAnalysis(db, id, environmentId, source, analyze).finally(() => running.delete(id));
+  const job = runAnalysis(db, id, environmentId, production.connectionString, analyze).finally(() => running.delete(id));
   running.set(id, job);
   return { status, created: true };
 }
@@ -125,7 +88,7 @@ async function runAnalysis(db: Db, id: string, environmentId: string, source: st
     await saveResults(db, id, environmentId, result);
   } catch (error) {
     await pending;
-    const message = scrub(error instanceof Error ? error.message : String(error), source);
+    const message = redactConnectionString(error instanceof Error ? error.message : String(error), source);
     await db
       .update(analysisRuns)
       .set({ status: 'failed', phase: 'failed', error: message, finishedAt: new Date() })
@@ -140,11 +103,11 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
     cost: q.cost,
     plan_shape: q.planShape,
     plan: q.plan,
-    plan_after: q.planAfter ?? null,
+    plan_after: q.planAfter,
     recommendations: q.recommendations,
     recommendation_count: q.recommendations.length,
     total_saved: q.recommendations.reduce<number | null>((best, r) => Math.max(best ?? 0, r.totalSaved), null),
-    error: q.error ?? null,
+    error: q.error,
   }));
   await db.transaction(async (tx) => {
     // One set-based upsert of every query's latest analysis; analyses of queries no longer in the
@@ -161,11 +124,7 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
         ON CONFLICT (environment_id, hash) DO NOTHING`);
     }
     // CI runs stored before this analysis learn their queries' costs now (later runs get them at ingestion).
-    await tx.execute(sql`
-      UPDATE ci_run_queries q SET cost = a.cost, recommendation_count = a.recommendation_count
-      FROM ci_runs r, query_analyses a
-      WHERE r.id = q.run_id AND r.environment_id = ${environmentId} AND q.cost IS NULL
-        AND a.environment_id = r.environment_id AND a.hash = q.hash`);
+    await copyCostsToRuns(tx, { environmentId });
     await tx
       .update(analysisRuns)
       .set({
@@ -175,19 +134,11 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
         total: rows.length,
         queryCount: rows.length,
         warnings: result.warnings,
-        indexes: result.indexes as unknown[],
+        indexes: result.indexes,
         finishedAt: new Date(),
       })
       .where(eq(analysisRuns.id, id));
   });
-}
-
-/** Costs known for a freshly ingested run's queries, copied from the environment's latest analysis. */
-export async function fillRunCosts(db: Db, runId: string): Promise<void> {
-  await db.execute(sql`
-    UPDATE ci_run_queries q SET cost = a.cost, recommendation_count = a.recommendation_count
-    FROM ci_runs r, query_analyses a
-    WHERE q.run_id = ${runId} AND r.id = q.run_id AND a.environment_id = r.environment_id AND a.hash = q.hash`);
 }
 
 /** Analyses interrupted by a restart will never finish: say so instead of showing them running forever. */

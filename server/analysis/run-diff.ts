@@ -2,12 +2,11 @@
 // branch, else the latest earlier run of the default branch (main or master).
 import { sql } from 'drizzle-orm';
 import type { CiRunAnalysis } from '../../shared/analysis';
+import { toIsoDate } from '../../shared/dates';
 import type { Db } from '../db/store';
 import { notFound } from '../errors';
 import { rowsOf } from '../catalog/sql';
-
-/** A cost counts as risen when it is this much above the baseline's (planner noise stays quiet). */
-export const COST_RISE_RATIO = 1.1;
+import { classifyChange } from './run-change';
 
 interface RunRow extends Record<string, unknown> {
   id: string;
@@ -17,8 +16,7 @@ interface RunRow extends Record<string, unknown> {
   created_at: string | Date;
 }
 
-const iso = (value: string | Date) => new Date(value).toISOString();
-
+/** The run's queries, most costly first, each with its baseline figures and what changed; 404 for an unknown run. */
 export async function compareRun(db: Db, id: string): Promise<CiRunAnalysis> {
   const [run] = await rowsOf<RunRow>(db, sql`SELECT id, run_id, repo, branch, created_at FROM ci_runs WHERE id = ${id}`);
   if (!run) throw notFound(`CI run ${id}`);
@@ -26,7 +24,7 @@ export async function compareRun(db: Db, id: string): Promise<CiRunAnalysis> {
     db,
     sql`SELECT id, run_id, repo, branch, created_at FROM ci_runs
         WHERE lower(repo) = lower(${run.repo}) AND id <> ${run.id}
-          AND (created_at, id) < (${iso(run.created_at)}::timestamptz, ${run.id})
+          AND (created_at, id) < (${toIsoDate(run.created_at)}::timestamptz, ${run.id})
           AND (branch = ${run.branch} OR branch IN ('main', 'master'))
         ORDER BY (branch IS NOT DISTINCT FROM ${run.branch}) DESC, created_at DESC, id DESC
         LIMIT 1`,
@@ -51,23 +49,22 @@ export async function compareRun(db: Db, id: string): Promise<CiRunAnalysis> {
   );
   return {
     runId: run.id,
-    baseline: baseline ? { id: baseline.id, runId: baseline.run_id, branch: baseline.branch, createdAt: iso(baseline.created_at) } : null,
-    queries: queries.map((q) => {
-      const recs = q.recommendation_count ?? 0;
-      const previousRecs = q.previous_recommendation_count ?? 0;
-      let change: CiRunAnalysis['queries'][number]['change'] = null;
-      if (baseline && q.in_baseline && q.cost !== null && q.previous_cost !== null && q.cost > q.previous_cost * COST_RISE_RATIO) change = 'cost_rose';
-      else if (recs > 0 && (!baseline || !q.in_baseline || previousRecs === 0)) change = 'gained_recommendation';
-      else if (baseline && !q.in_baseline) change = 'new_query';
-      return {
-        hash: q.hash,
-        formattedQuery: q.formatted_query,
+    baseline: baseline ? { id: baseline.id, runId: baseline.run_id, branch: baseline.branch, createdAt: toIsoDate(baseline.created_at) } : null,
+    queries: queries.map((q) => ({
+      hash: q.hash,
+      formattedQuery: q.formatted_query,
+      cost: q.cost,
+      previousCost: q.previous_cost,
+      recommendationCount: q.recommendation_count,
+      previousRecommendationCount: q.previous_recommendation_count,
+      change: classifyChange({
+        hasBaseline: baseline !== undefined,
+        inBaseline: q.in_baseline,
         cost: q.cost,
         previousCost: q.previous_cost,
         recommendationCount: q.recommendation_count,
         previousRecommendationCount: q.previous_recommendation_count,
-        change,
-      };
-    }),
+      }),
+    })),
   };
 }

@@ -1,5 +1,6 @@
-// CI run ingestion and the catalog rules of spec section 6, through the tRPC caller, on PGlite and
-// on a real PostgreSQL server.
+// CI run ingestion and the catalog rules it follows (counted once per run, newest text kept,
+// idempotent on repo and run id, exact counts under concurrency), through the tRPC caller, on
+// PGlite and on a real PostgreSQL server.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BACKENDS, openTestServices, stopTestPostgres } from '../../test/support/services';
 import { appRouter } from '../routers/root';

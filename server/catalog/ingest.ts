@@ -1,19 +1,20 @@
-// CI run ingestion (spec section 6): store the run, tag it with its repository's environment and
-// fold its queries into that environment's catalog, all in one transaction.
+// CI run ingestion: store the run, tag it with its repository's environment and fold its queries
+// into that environment's catalog, all in one transaction.
 //
 // Shape of the work, per run:
 //   1. outside any transaction: has this (repo, runId) been stored already? Then answer with it.
 //   2. fingerprint and de-duplicate the queries (CPU only, no locks held);
 //   3. BEGIN; INSERT the run ... ON CONFLICT DO NOTHING (a concurrent twin waits for ours, then
 //      does nothing and reads ours); one statement that inserts the run's queries, upserts them
-//      into the catalog (ci_run_count + 1 under the row lock, so concurrent runs never lose a count)
-//      and records how many were new; COMMIT.
+//      into the catalog (upsert.ts: ci_run_count + 1 under the row lock, hash order) and records
+//      how many were new; COMMIT.
 import { sql } from 'drizzle-orm';
 import type { IngestRunInput, IngestRunOutput, RejectedQuery } from '../../shared/ci';
 import type { Db } from '../db/store';
 import { newId } from '../ids';
-import { prepareQueries, type CatalogRow } from './prepare';
+import { prepareQueries } from './prepare';
 import { rowsOf, withRetry } from './sql';
+import { inputRows, upsertCatalog } from './upsert';
 
 export interface IngestResult extends IngestRunOutput {
   /** false when the run had been stored before: the REST answer is then 200, not 201. */
@@ -45,21 +46,6 @@ async function findRun(db: Pick<Db, 'execute'>, repo: string, runId: string): Pr
         FROM ci_runs WHERE lower(repo) = lower(${repo}) AND run_id = ${runId}`,
   );
   return row;
-}
-
-/** The rows as one JSON parameter: any number of queries in one bind, unpacked by json_to_recordset. */
-export function rowsParameter(rows: readonly CatalogRow[]): string {
-  return JSON.stringify(
-    rows.map((r) => ({
-      id: newId('q'),
-      hash: r.hash,
-      // no NUL to strip: the input schemas refuse text PostgreSQL cannot hold (shared/validation.ts)
-      query: r.query,
-      formatted_query: r.formattedQuery,
-      calls: r.calls,
-      mean_time_ms: r.meanTimeMs,
-    })),
-  );
 }
 
 /** Stores one CI run; idempotent on (repo, runId), also when the same run is posted concurrently. */
@@ -98,42 +84,26 @@ export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestRe
       if (rows.length === 0) {
         return { id, environmentId, queryCount: 0, newQueryCount: 0, rejected, created: true };
       }
-      const input_ = sql`input AS MATERIALIZED (
-          SELECT * FROM json_to_recordset(${rowsParameter(rows)}::json)
-            AS r(id text, hash text, query text, formatted_query text, calls bigint, mean_time_ms float8)
-        ), run_queries AS (
+      // The run's own list of queries, with the figures CI measured, whether or not it has a catalog.
+      const runQueries = sql`run_queries AS (
           INSERT INTO ci_run_queries (run_id, hash, query, formatted_query, calls, mean_time_ms)
           SELECT ${id}, hash, query, formatted_query, calls, mean_time_ms FROM input
         )`;
       if (environmentId === null) {
         // Untagged run: its queries are kept with it, the catalogs are not touched.
-        await tx.execute(sql`WITH ${input_} SELECT 1`);
+        await tx.execute(sql`WITH ${inputRows(rows)}, ${runQueries} SELECT 1`);
         return { id, environmentId, queryCount: rows.length, newQueryCount: 0, rejected, created: true };
       }
-      // ORDER BY hash: every run locks catalog rows in the same order, so two runs sharing queries
-      // queue behind each other instead of deadlocking. xmax = 0 only on rows this statement inserted.
-      const [counted] = await rowsOf<{ new_query_count: number }>(
-        tx,
-        sql`WITH ${input_}, upserted AS (
-              INSERT INTO catalog_queries AS c (id, environment_id, hash, query, formatted_query, first_seen_at, last_seen_at,
-                                                last_seen_source, ci_run_count, created_at, updated_at)
-              SELECT id, ${environmentId}, hash, query, formatted_query, ${now}::timestamptz, ${now}::timestamptz,
-                     'ci', 1, ${now}::timestamptz, ${now}::timestamptz
-              FROM input ORDER BY hash
-              ON CONFLICT (environment_id, hash) DO UPDATE SET
-                query = excluded.query,
-                formatted_query = excluded.formatted_query,
-                last_seen_at = greatest(c.last_seen_at, excluded.last_seen_at),
-                last_seen_source = 'ci',
-                ci_run_count = c.ci_run_count + 1,
-                updated_at = excluded.updated_at
-              RETURNING (c.xmax = 0) AS inserted
-            )
-            UPDATE ci_runs SET new_query_count = (SELECT count(*) FROM upserted WHERE inserted)
-            WHERE id = ${id}
-            RETURNING new_query_count`,
-      );
-      return { id, environmentId, queryCount: rows.length, newQueryCount: counted?.new_query_count ?? 0, rejected, created: true };
+      const newQueryCount = await upsertCatalog(tx, {
+        environmentId,
+        source: 'ci',
+        rows,
+        now,
+        alongside: sql`${runQueries}, counted AS (
+            UPDATE ci_runs SET new_query_count = (SELECT count(*) FROM upserted WHERE inserted) WHERE id = ${id}
+          )`,
+      });
+      return { id, environmentId, queryCount: rows.length, newQueryCount, rejected, created: true };
     }),
   );
 }

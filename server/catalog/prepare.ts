@@ -1,19 +1,13 @@
 // Turns the queries of a request into catalog rows: one per fingerprint hash, each with its
 // normalized, pretty-printed text. Runs before any transaction is opened, so the (CPU-bound)
 // fingerprinting never holds row locks.
-import { CI_LIMITS, type CiQueryInput, type RejectedQuery } from '../../shared/ci';
+import type { CiQueryInput, RejectedQuery } from '../../shared/ci';
 import { fingerprintOf, formatQuery, loadParser } from '../../shared/sql-fingerprint';
+import { mergeFigures, sortByHash } from './merge';
+import type { CatalogRow } from './upsert';
 
-export interface CatalogRow {
-  hash: string;
-  query: string;
-  formattedQuery: string;
-  calls: number | null;
-  meanTimeMs: number | null;
-}
-
-export interface PreparedRun {
-  /** Distinct by hash, sorted by hash (the order rows are locked in, see ingest.ts). */
+interface PreparedRun {
+  /** Distinct by hash, sorted by hash (the order rows are locked in, see upsert.ts). */
   rows: CatalogRow[];
   rejected: RejectedQuery[];
 }
@@ -24,26 +18,6 @@ function reasonOf(error: unknown): string {
   // The parser's own message names what is wrong ("unterminated quoted string at or near ...").
   const message = error instanceof Error ? error.message : String(error);
   return `Query could not be parsed: ${message}`.slice(0, MAX_REASON);
-}
-
-/**
- * Calls added up, held at CI_LIMITS.maxCalls: a sum of many large counts must not overflow the
- * bigint column (nor lose integer precision in JavaScript) and fail the whole run.
- */
-export function addCalls(a: number, b: number): number {
-  return Math.min(a + b, CI_LIMITS.maxCalls);
-}
-
-/** Mean of two samples weighted by their calls; either side may not know its figures. */
-function mergeFigures(a: CatalogRow, b: CatalogRow): Pick<CatalogRow, 'calls' | 'meanTimeMs'> {
-  if (a.calls === null || b.calls === null) {
-    return { calls: a.calls ?? b.calls, meanTimeMs: b.meanTimeMs ?? a.meanTimeMs };
-  }
-  const calls = addCalls(a.calls, b.calls);
-  if (a.meanTimeMs === null || b.meanTimeMs === null) return { calls, meanTimeMs: b.meanTimeMs ?? a.meanTimeMs };
-  const weight = a.calls + b.calls;
-  const meanTimeMs = weight > 0 ? (a.meanTimeMs * a.calls + b.meanTimeMs * b.calls) / weight : b.meanTimeMs;
-  return { calls, meanTimeMs };
 }
 
 /** Formats when the client did not; a statement the deparser or normalizer cannot read is shown as sent. */
@@ -91,8 +65,7 @@ export async function prepareQueries(queries: readonly CiQueryInput[]): Promise<
   for (const { given, ...row } of byHash.values()) {
     rows.push(given ? row : { ...row, formattedQuery: await formattedOrRaw(row.query) });
   }
-  rows.sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
-  return { rows, rejected };
+  return { rows: sortByHash(rows), rejected };
 }
 
 /**

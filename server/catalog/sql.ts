@@ -1,7 +1,7 @@
 // Small helpers for the catalog's hand-written SQL, which runs unchanged on PGlite and PostgreSQL.
 import type { SQLWrapper } from 'drizzle-orm';
 import type { Db } from '../db/store';
-import { databaseErrorOf } from '../errors';
+import { databaseErrorOf } from '../../shared/database-error';
 
 type Executor = Pick<Db, 'execute'>;
 
@@ -12,8 +12,9 @@ export async function rowsOf<T extends Record<string, unknown>>(db: Executor, qu
 }
 
 // deadlock_detected and serialization_failure: the transaction did nothing and may simply run again.
-// foreign_key_violation: the run's environment was deleted between our read of the repo link and
-// the insert; running again reads the link afresh and stores the run untagged.
+// foreign_key_violation: the environment was deleted while we wrote; running a CI run's transaction
+// again reads its repo link afresh and stores the run untagged (any other write fails again and
+// answers 404, see upsert.ts).
 const RETRYABLE = new Set(['40P01', '40001', '23503']);
 
 /** Runs a transaction, again (a few times) when PostgreSQL aborted it for a reason that goes away. */

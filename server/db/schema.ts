@@ -1,6 +1,8 @@
 // The app's own store. Timestamps are timestamptz and leave the API as ISO 8601 UTC.
 import { sql } from 'drizzle-orm';
 import { bigint, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { IndexRecommendation, Recommendation } from '../../shared/analysis';
+import type { PlanNode } from '../../shared/plan';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -133,8 +135,8 @@ export const analysisRuns = pgTable(
     connectionLabel: text('connection_label').notNull(),
     error: text('error'),
     warnings: jsonb('warnings').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
-    // Every recommended index once, ranked by total time saved (advisor IndexRecommendation[]).
-    indexes: jsonb('indexes').$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+    // Every recommended index once, ranked by total time saved.
+    indexes: jsonb('indexes').$type<IndexRecommendation[]>().notNull().default(sql`'[]'::jsonb`),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
   },
@@ -158,9 +160,9 @@ export const queryAnalyses = pgTable(
       .references(() => analysisRuns.id, { onDelete: 'cascade' }),
     cost: doublePrecision('cost'),
     planShape: text('plan_shape'),
-    plan: jsonb('plan'),
-    planAfter: jsonb('plan_after'),
-    recommendations: jsonb('recommendations').$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+    plan: jsonb('plan').$type<PlanNode>(),
+    planAfter: jsonb('plan_after').$type<PlanNode>(),
+    recommendations: jsonb('recommendations').$type<Recommendation[]>().notNull().default(sql`'[]'::jsonb`),
     recommendationCount: integer('recommendation_count').notNull().default(0),
     // Best total saving among the recommendations, for ranking the catalog.
     totalSaved: doublePrecision('total_saved'),

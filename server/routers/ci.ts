@@ -1,65 +1,12 @@
-// CI runs: ingestion (spec section 6) and the runs shown on the /ci page.
+// CI runs: ingestion and the runs shown on the /ci page.
 import type { TRPCRouterRecord } from '@trpc/server';
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { ciRunDetail, ciRunSummary, getRunInput, ingestRunInput, ingestRunOutput, listRunsInput } from '../../shared/ci';
-import { ingestRun } from '../catalog/ingest';
-import { fillRunCosts } from '../analysis/jobs';
-import { ciRunQueries, ciRuns, environments } from '../db/schema';
-import { notFound } from '../errors';
+import { countRuns, listRuns, readRun, recordCiRun } from '../domain/ci-runs';
 import { publicProcedure } from '../trpc';
+import { rowsWithTotal } from './paging';
 
 const TAG = ['CI runs'];
-
-const summaryColumns = {
-  id: ciRuns.id,
-  repo: ciRuns.repo,
-  runId: ciRuns.runId,
-  branch: ciRuns.branch,
-  commitSha: ciRuns.commitSha,
-  pullRequest: ciRuns.pullRequest,
-  startedAt: ciRuns.startedAt,
-  createdAt: ciRuns.createdAt,
-  queryCount: ciRuns.queryCount,
-  newQueryCount: ciRuns.newQueryCount,
-  rejected: ciRuns.rejected,
-  environmentId: environments.id,
-  environmentName: environments.name,
-  environmentSlug: environments.slug,
-};
-
-interface SummaryRow {
-  id: string;
-  repo: string;
-  runId: string;
-  branch: string | null;
-  commitSha: string | null;
-  pullRequest: number | null;
-  startedAt: Date | null;
-  createdAt: Date;
-  queryCount: number;
-  newQueryCount: number;
-  rejected: unknown;
-  environmentId: string | null;
-  environmentName: string | null;
-  environmentSlug: string | null;
-}
-
-function toSummary({ environmentId, environmentName, environmentSlug, startedAt, createdAt, rejected: _rejected, ...run }: SummaryRow) {
-  return {
-    ...run,
-    startedAt: startedAt?.toISOString() ?? null,
-    createdAt: createdAt.toISOString(),
-    environment: environmentId ? { id: environmentId, name: environmentName!, slug: environmentSlug! } : null,
-  };
-}
-
-const runFilters = (input: { environmentId?: string; repo?: string }): SQL | undefined => {
-  const filters: SQL[] = [];
-  if (input.environmentId) filters.push(eq(ciRuns.environmentId, input.environmentId));
-  if (input.repo?.trim()) filters.push(eq(sql`lower(${ciRuns.repo})`, input.repo.trim().toLowerCase()));
-  return filters.length ? and(...filters) : undefined;
-};
 
 export const ciRouter = {
   ingest: publicProcedure
@@ -78,9 +25,8 @@ export const ciRouter = {
     .input(ingestRunInput)
     .output(ingestRunOutput)
     .mutation(async ({ ctx, input }) => {
-      const { created, ...result } = await ingestRun(ctx.store.db, input);
+      const { created, ...result } = await recordCiRun(ctx.store.db, input);
       if (!created) ctx.response.status = 200;
-      else if (result.environmentId) await fillRunCosts(ctx.store.db, result.id);
       return result;
     }),
 
@@ -96,56 +42,17 @@ export const ciRouter = {
     })
     .input(listRunsInput)
     .output(z.array(ciRunSummary))
-    .query(async ({ ctx, input }) => {
-      const { db } = ctx.store;
-      const where = runFilters(input);
-      const [rows, [count]] = await Promise.all([
-        db
-          .select(summaryColumns)
-          .from(ciRuns)
-          .leftJoin(environments, eq(environments.id, ciRuns.environmentId))
-          .where(where)
-          .orderBy(desc(ciRuns.createdAt), desc(ciRuns.id))
-          .limit(input.limit)
-          .offset(input.offset),
-        db.select({ total: sql<number>`count(*)::int` }).from(ciRuns).where(where),
-      ]);
-      ctx.response.headers['X-Total-Count'] = String(count?.total ?? 0);
-      return rows.map(toSummary);
-    }),
+    .query(async ({ ctx, input }) => rowsWithTotal(ctx, await listRuns(ctx.store.db, input))),
 
   /** tRPC only: the total the list's X-Total-Count header carries, for typed clients. */
   count: publicProcedure
     .input(listRunsInput.pick({ environmentId: true, repo: true }))
     .output(z.object({ total: z.number().int() }))
-    .query(async ({ ctx, input }) => {
-      const [count] = await ctx.store.db.select({ total: sql<number>`count(*)::int` }).from(ciRuns).where(runFilters(input));
-      return { total: count?.total ?? 0 };
-    }),
+    .query(async ({ ctx, input }) => ({ total: await countRuns(ctx.store.db, input) })),
 
   get: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/ci/runs/{id}', tags: TAG, summary: 'Read one CI run with its queries' } })
     .input(getRunInput)
     .output(ciRunDetail)
-    .query(async ({ ctx, input }) => {
-      const { db } = ctx.store;
-      const [run] = await db
-        .select(summaryColumns)
-        .from(ciRuns)
-        .leftJoin(environments, eq(environments.id, ciRuns.environmentId))
-        .where(eq(ciRuns.id, input.id));
-      if (!run) throw notFound(`CI run ${input.id}`);
-      const queries = await db
-        .select({
-          hash: ciRunQueries.hash,
-          query: ciRunQueries.query,
-          formattedQuery: ciRunQueries.formattedQuery,
-          calls: ciRunQueries.calls,
-          meanTimeMs: ciRunQueries.meanTimeMs,
-        })
-        .from(ciRunQueries)
-        .where(eq(ciRunQueries.runId, run.id))
-        .orderBy(sql`${ciRunQueries.calls} DESC NULLS LAST`, asc(ciRunQueries.hash));
-      return { ...toSummary(run), rejected: run.rejected, queries };
-    }),
+    .query(({ ctx, input }) => readRun(ctx.store.db, input.id)),
 } satisfies TRPCRouterRecord;

@@ -5,19 +5,15 @@
 // database, no program may run on this machine (her server and querytrail's shadow planner both
 // run here: a sentinel file would appear), and no role may gain privileges. Real PostgreSQL 18, real
 // HTTP, the real CLI.
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { classifyStatement } from '../../analyzer/queries';
-import { postSync, request, startTestAnalyzer } from '../../analyzer/test-helpers';
+import { postSync, request, startTestAnalyzer } from '../support/analyzer';
+import { runCli } from '../support/cli';
 import { loadParser } from '../../shared/sql-fingerprint';
 import { APP_QUERIES, BACKTRACKING_BAIT_STORED, createHostileDatabase, type HostileDatabase, type Observation } from '../support/hostile';
 import { startPostgres, type PostgresServer } from '../support/postgres';
 import { openTestServices, startTestServer, type TestServer } from '../support/services';
-
-const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'querytrail.mjs');
 
 let postgres: PostgresServer;
 let hostile: HostileDatabase;
@@ -77,17 +73,6 @@ async function waitForAnalysis(envId: string): Promise<any> {
     if (latest.body?.status !== 'running' || Date.now() > deadline) return latest.body;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 const sameText = (a: string, b: string) => a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim();

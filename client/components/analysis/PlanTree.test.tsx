@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PlanNode } from '../../../shared/analysis';
+import type { PlanNode } from '../../../shared/plan';
 import { changedNodes } from '../../lib/plan';
 import { PlanTree } from './PlanTree';
 
@@ -74,20 +74,17 @@ describe('PlanTree', () => {
   });
 
   it('does not mark a step that only moved, nor one the other plan has once more', () => {
-    const joined: PlanNode = {
-      'Node Type': 'Hash Join',
+    // costs do not matter here: every node gets the same
+    const node = (type: string, rest: Partial<PlanNode> = {}): PlanNode => ({ 'Node Type': type, 'Total Cost': 1, 'Plan Rows': 1, ...rest });
+    const joined = node('Hash Join', {
+      Plans: [node('Seq Scan', { 'Relation Name': 'orders' }), node('Hash', { Plans: [node('Seq Scan', { 'Relation Name': 'customers' })] })],
+    });
+    const reordered = node('Hash Join', {
       Plans: [
-        { 'Node Type': 'Seq Scan', 'Relation Name': 'orders' },
-        { 'Node Type': 'Hash', Plans: [{ 'Node Type': 'Seq Scan', 'Relation Name': 'customers' }] },
+        node('Seq Scan', { 'Relation Name': 'customers' }),
+        node('Hash', { Plans: [node('Index Scan', { 'Relation Name': 'orders', 'Index Name': 'orders_pkey' })] }),
       ],
-    };
-    const reordered: PlanNode = {
-      'Node Type': 'Hash Join',
-      Plans: [
-        { 'Node Type': 'Seq Scan', 'Relation Name': 'customers' },
-        { 'Node Type': 'Hash', Plans: [{ 'Node Type': 'Index Scan', 'Relation Name': 'orders', 'Index Name': 'orders_pkey' }] },
-      ],
-    };
+    });
     const changed = [...changedNodes(joined, reordered)].map((n) => `${n['Node Type']} ${n['Relation Name'] ?? ''}`.trim());
     expect(changed).toEqual(['Seq Scan orders']);
     expect(changedNodes(joined, null).size).toBe(0);

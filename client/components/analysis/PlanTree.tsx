@@ -1,6 +1,6 @@
 // An EXPLAIN plan as an indented tree: each node's kind, what it reads, its cost and rows, and a
 // "changed" label on the nodes that the other plan does not have.
-import type { PlanNode } from '../../../shared/analysis';
+import type { PlanNode } from '../../../shared/plan';
 import { changedNodes, describeNode, formatCost, nodeDetails } from '../../lib/plan';
 import { formatNumber } from '../../lib/time';
 import { Badge } from '../Badge';
@@ -19,8 +19,8 @@ function PlanNodeItem({ node, changed }: { node: PlanNode; changed: Set<PlanNode
           </Badge>
         ) : null}
         <span className="plan-node-figures">
-          {node['Total Cost'] !== undefined ? <span>cost {formatCost(node['Total Cost'])}</span> : null}
-          {node['Plan Rows'] !== undefined ? <span>rows {formatNumber(node['Plan Rows'])}</span> : null}
+          <span>cost {formatCost(node['Total Cost'])}</span>
+          <span>rows {formatNumber(node['Plan Rows'])}</span>
         </span>
       </div>
       {details.length > 0 ? (

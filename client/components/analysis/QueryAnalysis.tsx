@@ -1,7 +1,6 @@
 // A query under production statistics: its cost, the indexes that would lower it, and the plan
 // before and after them, side by side with the steps that change marked.
 import { Link } from 'react-router-dom';
-import type { PlanNode } from '../../../shared/analysis';
 import { apiCodeOf } from '../../lib/errors';
 import { environmentPath } from '../../lib/paths';
 import { formatCost, formatPercent } from '../../lib/plan';
@@ -58,8 +57,7 @@ function Recommendations({ analysis }: { analysis: Analysis }) {
 }
 
 function Plans({ analysis }: { analysis: Analysis }) {
-  const plan = analysis.plan as PlanNode | null;
-  const planAfter = analysis.planAfter as PlanNode | null;
+  const { plan, planAfter } = analysis;
   if (!plan) return <EmptyState title="No plan: the query could not be planned." />;
   if (!planAfter) {
     return (
@@ -74,12 +72,12 @@ function Plans({ analysis }: { analysis: Analysis }) {
     <div className="plans">
       <div className="plan-panel">
         <h3>Production plan now</h3>
-        <p className="muted small">cost {formatCost(plan['Total Cost'] ?? 0)}</p>
+        <p className="muted small">cost {formatCost(plan['Total Cost'])}</p>
         <PlanTree plan={plan} compareWith={planAfter} label="Production plan now" />
       </div>
       <div className="plan-panel">
         <h3>With the recommended indexes</h3>
-        <p className="muted small">cost {formatCost(planAfter['Total Cost'] ?? 0)}</p>
+        <p className="muted small">cost {formatCost(planAfter['Total Cost'])}</p>
         <PlanTree plan={planAfter} compareWith={plan} label="Plan with the recommended indexes" />
       </div>
     </div>
@@ -109,7 +107,7 @@ export function QueryAnalysis({ envId, hash }: { envId: string; hash: string }) 
   }
 
   const data = analysis.data;
-  const costWith = (data.planAfter as PlanNode | null)?.['Total Cost'];
+  const costWith = data.planAfter?.['Total Cost'];
   return (
     <>
       <section className="card" aria-labelledby="analysis-heading">

@@ -2,21 +2,19 @@
 // statistics in the background, shows its progress, then the indexes that would help, best first.
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { Link } from 'react-router-dom';
 import { apiCodeOf, messageOf } from '../../lib/errors';
-import { queryPath } from '../../lib/paths';
-import { formatCost } from '../../lib/plan';
+import { retryUnlessNotFound } from '../../lib/queries';
 import { formatNumber } from '../../lib/time';
 import { trpc, type RouterOutputs } from '../../trpc';
-import { Badge } from '../Badge';
 import { RelativeTime } from '../RelativeTime';
-import { SqlBlock } from '../SqlBlock';
 import { EmptyState, ErrorState, Loading } from '../States';
+import { IndexRecommendations } from './IndexRecommendations';
 
 type Environment = RouterOutputs['env']['get'];
 export type AnalysisStatus = RouterOutputs['analysis']['latest'];
 
-export const POLL_INTERVAL_MS = 1000;
+/** How often a running analysis is asked how far it got. */
+const POLL_INTERVAL_MS = 1000;
 
 /** What each phase of the job does, and what its done/total count. */
 const PHASES: Record<string, { label: string; unit?: string }> = {
@@ -46,74 +44,6 @@ export function AnalysisProgress({ status }: { status: AnalysisStatus }) {
         value={known ? status.done : undefined}
       />
     </div>
-  );
-}
-
-const HELPED_SHOWN = 5;
-
-/** A catalog query by its SQL on one line (its fingerprint until that loads), linking to its page. */
-function QueryLink({ envId, hash }: { envId: string; hash: string }) {
-  const query = trpc.queries.get.useQuery({ id: envId, hash }, { staleTime: 60_000, retry: false });
-  const sql = query.data?.formattedQuery.replace(/\s+/g, ' ').trim();
-  return (
-    <Link to={queryPath(envId, hash)} className="helped-query" title={sql}>
-      {sql ?? <code>{hash}</code>}
-    </Link>
-  );
-}
-
-function IndexRecommendations({ envId, status }: { envId: string; status: AnalysisStatus }) {
-  if (status.indexes.length === 0) {
-    return (
-      <EmptyState title="No index would help.">
-        {status.queryCount === 0 ? 'The catalog had no queries to analyze.' : `Every one of the ${formatNumber(status.queryCount)} queries is already served well.`}
-      </EmptyState>
-    );
-  }
-  return (
-    <ol className="index-list" aria-label="Recommended indexes, most time saved first">
-      {status.indexes.map((index, rank) => (
-        <li key={index.createIndex} className="index-item">
-          <div className="index-head">
-            <span className="index-rank" aria-label={`Rank ${rank + 1}`}>
-              #{rank + 1}
-            </span>
-            <span>
-              on <code>{index.table}</code>
-            </span>
-            <Badge tone="accent">{index.method === 'gin' ? 'GIN' : 'B-tree'}</Badge>
-            {index.predicate ? <Badge>partial</Badge> : null}
-            {index.include.length > 0 ? <Badge>covering</Badge> : null}
-          </div>
-          <SqlBlock sql={index.createIndex} compact />
-          <dl className="facts facts-small index-facts">
-            <div>
-              <dt>Total saved</dt>
-              <dd title="Cost saved × production calls (1 call when unknown)">{formatCost(index.totalSaved)}</dd>
-            </div>
-            <div>
-              <dt>Size</dt>
-              <dd>~{formatNumber(index.estimatedPages)} pages</dd>
-            </div>
-            <div className="index-queries">
-              <dt>Queries helped</dt>
-              <dd>
-                <ul className="helped-list">
-                  {index.queries.slice(0, HELPED_SHOWN).map((hash) => (
-                    <li key={hash}>
-                      <QueryLink envId={envId} hash={hash} />
-                    </li>
-                  ))}
-                  {index.queries.length > HELPED_SHOWN ? (
-                    <li className="muted small">and {formatNumber(index.queries.length - HELPED_SHOWN)} more</li>
-                  ) : null}
-                </ul>
-              </dd>
-            </div>
-          </dl>
-        </li>
-      ))}
-    </ol>
   );
 }
 
@@ -154,7 +84,7 @@ function AnalysisResult({ envId, status }: { envId: string; status: AnalysisStat
           <h3 className="analysis-subtitle">
             Recommended indexes {status.indexes.length > 0 ? <span className="count">{formatNumber(status.indexes.length)}</span> : null}
           </h3>
-          <IndexRecommendations envId={envId} status={status} />
+          <IndexRecommendations envId={envId} indexes={status.indexes} queryCount={status.queryCount} />
         </>
       ) : null}
     </>
@@ -183,7 +113,7 @@ export function AnalysisSection({ env }: { env: Environment }) {
   const latest = trpc.analysis.latest.useQuery(
     { id: env.id },
     {
-      retry: (count, error) => apiCodeOf(error) !== 'not_found' && count < 1,
+      retry: retryUnlessNotFound,
       refetchInterval: (query) => (query.state.data?.status === 'running' ? POLL_INTERVAL_MS : false),
     },
   );

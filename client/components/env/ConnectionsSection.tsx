@@ -1,9 +1,11 @@
 // Database Connections of an environment: label, role, masked connection string; add and remove.
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { connectionStringSchema, labelSchema, ROLES, type Role } from '../../../shared/validation';
-import { fieldErrorsOf, messageOf, validate } from '../../lib/errors';
+import { useMutationForm } from '../../hooks/useMutationForm';
+import { messageOf, validate } from '../../lib/errors';
 import { trpc, type RouterOutputs } from '../../trpc';
 import { Badge, roleTone } from '../Badge';
+import { Card } from '../Card';
 import { SelectField, TextField, FormError, SubmitButton } from '../Field';
 import { RelativeTime } from '../RelativeTime';
 import { EmptyState } from '../States';
@@ -17,59 +19,38 @@ function AddConnectionForm({ envId }: { envId: string }) {
   const [label, setLabel] = useState('');
   const [role, setRole] = useState<Role>('other');
   const [connectionString, setConnectionString] = useState('');
-  const [submitted, setSubmitted] = useState(false);
   const add = trpc.connections.add.useMutation({
     onSuccess: async () => {
       setLabel('');
       setRole('other');
       setConnectionString('');
-      setSubmitted(false);
+      form.clear();
       await utils.env.get.invalidate({ id: envId });
     },
   });
+  const form = useMutationForm(add);
   const labelError = validate(labelSchema, label);
   const stringError = validate(connectionStringSchema, connectionString);
-  const server = fieldErrorsOf(add.error);
-  const formError = add.error && Object.keys(server).length === 0 ? messageOf(add.error) : undefined;
-
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    setSubmitted(true);
-    if (labelError || stringError) return;
-    add.mutate({ id: envId, label: label.trim(), role, connectionString: connectionString.trim() });
-  };
+  const onSubmit = form.submit(!labelError && !stringError, () =>
+    add.mutate({ id: envId, label: label.trim(), role, connectionString: connectionString.trim() }),
+  );
 
   return (
     <form className="subform" onSubmit={onSubmit} noValidate aria-label="Add a connection">
       <h3>Add a connection</h3>
       <div className="form-grid form-grid-3">
-        <TextField
-          label="Label"
-          value={label}
-          onChange={(v) => {
-            setLabel(v);
-            add.reset();
-          }}
-          error={server.label ?? (submitted ? labelError : undefined)}
-          placeholder="Primary"
-          autoComplete="off"
-        />
-        <SelectField label="Role" value={role} onChange={(v) => setRole(v as Role)} options={ROLE_OPTIONS} error={server.role} />
+        <TextField label="Label" {...form.field('label', label, setLabel, labelError, { untilSubmit: true })} placeholder="Primary" autoComplete="off" />
+        <SelectField label="Role" value={role} onChange={(v) => setRole(v as Role)} options={ROLE_OPTIONS} error={form.serverError('role')} />
         <TextField
           label="Connection string"
-          value={connectionString}
-          onChange={(v) => {
-            setConnectionString(v);
-            add.reset();
-          }}
-          error={server.connectionString ?? (submitted || connectionString ? stringError : undefined)}
+          {...form.field('connectionString', connectionString, setConnectionString, stringError)}
           placeholder="postgres://user:password@host:5432/db"
           hint="Stored encrypted; only a masked form is ever shown again."
           autoComplete="off"
           spellCheck={false}
         />
       </div>
-      <FormError>{formError}</FormError>
+      <FormError>{form.formError}</FormError>
       <SubmitButton pending={add.isPending} label="Add connection" pendingLabel="Adding…" />
     </form>
   );
@@ -79,10 +60,7 @@ export function ConnectionsSection({ env }: { env: Environment }) {
   const utils = trpc.useUtils();
   const remove = trpc.connections.remove.useMutation({ onSettled: () => utils.env.get.invalidate({ id: env.id }) });
   return (
-    <section className="card" aria-labelledby="connections-heading">
-      <h2 id="connections-heading" className="card-title">
-        Database Connections <span className="count">{env.connections.length}</span>
-      </h2>
+    <Card id="connections-heading" title="Database Connections" count={env.connections.length}>
       {env.connections.length === 0 ? (
         <EmptyState title="No database connections yet.">Add the production, staging or CI databases of this environment.</EmptyState>
       ) : (
@@ -133,6 +111,6 @@ export function ConnectionsSection({ env }: { env: Environment }) {
       )}
       <FormError>{remove.isError ? <>The connection could not be removed: {messageOf(remove.error)}</> : null}</FormError>
       <AddConnectionForm envId={env.id} />
-    </section>
+    </Card>
   );
 }

@@ -1,8 +1,10 @@
 // Linked Repos: CI runs of these repositories land in this environment's catalog.
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { repoSchema } from '../../../shared/validation';
-import { apiCodeOf, fieldErrorsOf, messageOf, validate } from '../../lib/errors';
+import { useMutationForm } from '../../hooks/useMutationForm';
+import { messageOf, validate } from '../../lib/errors';
 import { trpc, type RouterOutputs } from '../../trpc';
+import { Card } from '../Card';
 import { TextField, FormError } from '../Field';
 import { RelativeTime } from '../RelativeTime';
 import { EmptyState } from '../States';
@@ -12,34 +14,21 @@ type Environment = RouterOutputs['env']['get'];
 export function ReposSection({ env }: { env: Environment }) {
   const utils = trpc.useUtils();
   const [repo, setRepo] = useState('');
-  const [submitted, setSubmitted] = useState(false);
   const link = trpc.repos.link.useMutation({
     onSuccess: async () => {
       setRepo('');
-      setSubmitted(false);
+      form.clear();
       await utils.env.get.invalidate({ id: env.id });
     },
   });
   const unlink = trpc.repos.unlink.useMutation({ onSettled: () => utils.env.get.invalidate({ id: env.id }) });
-
-  const repoError = validate(repoSchema, repo);
-  const server = fieldErrorsOf(link.error);
   // "already linked to environment X" is about the repository the user typed
-  if (link.error && !server.repo && ['conflict', 'not_found'].includes(apiCodeOf(link.error) ?? '')) server.repo = messageOf(link.error);
-  const formError = link.error && Object.keys(server).length === 0 ? messageOf(link.error) : undefined;
-
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    setSubmitted(true);
-    if (repoError) return;
-    link.mutate({ id: env.id, repo: repo.trim() });
-  };
+  const form = useMutationForm(link, { conflict: 'repo', not_found: 'repo' });
+  const repoError = validate(repoSchema, repo);
+  const onSubmit = form.submit(!repoError, () => link.mutate({ id: env.id, repo: repo.trim() }));
 
   return (
-    <section className="card" aria-labelledby="repos-heading">
-      <h2 id="repos-heading" className="card-title">
-        Linked Repos <span className="count">{env.repos.length}</span>
-      </h2>
+    <Card id="repos-heading" title="Linked Repos" count={env.repos.length}>
       {env.repos.length === 0 ? (
         <EmptyState title="No repositories linked yet.">Link a repository and its CI runs add their queries to this environment's catalog.</EmptyState>
       ) : (
@@ -67,12 +56,7 @@ export function ReposSection({ env }: { env: Environment }) {
       <form className="subform subform-inline" onSubmit={onSubmit} noValidate aria-label="Link a repository">
         <TextField
           label="Repository"
-          value={repo}
-          onChange={(v) => {
-            setRepo(v);
-            link.reset();
-          }}
-          error={server.repo ?? (submitted || repo ? repoError : undefined)}
+          {...form.field('repo', repo, setRepo, repoError)}
           placeholder="acme/web-app"
           hint="As GitHub writes it: <org>/<repo>."
           autoComplete="off"
@@ -82,7 +66,7 @@ export function ReposSection({ env }: { env: Environment }) {
           {link.isPending ? 'Linking…' : 'Link repository'}
         </button>
       </form>
-      <FormError>{formError}</FormError>
-    </section>
+      <FormError>{form.formError}</FormError>
+    </Card>
   );
 }

@@ -18,8 +18,8 @@ export function PartError({ part, error }: { part: string; error: string }) {
   );
 }
 
-/** The two prerequisites of spec section 1. */
-export function StatStatementsSetup() {
+/** What query statistics need, once per database: the extension preloaded and created, and a role that may read the statistics. */
+function StatStatementsSetup() {
   return (
     <div className="setup-steps">
       <p>To collect query statistics, set up the database once:</p>

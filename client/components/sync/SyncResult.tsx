@@ -3,6 +3,7 @@
 import type { ReactNode } from 'react';
 import type { RemoteSyncResponse } from '../../../shared/analyzer-schema';
 import { formatNumber } from '../../lib/time';
+import { Card } from '../Card';
 import { DisabledIndexes } from './DisabledIndexes';
 import { PartError } from './PartError';
 import { QueriesTable } from './QueriesTable';
@@ -11,12 +12,9 @@ import { SyncMeta } from './SyncMeta';
 
 function Section({ id, title, count, children }: { id: string; title: string; count?: number; children: ReactNode }) {
   return (
-    <section className="card" aria-labelledby={id} id={`${id}-section`}>
-      <h2 id={id} className="card-title">
-        {title} {count !== undefined ? <span className="count">{formatNumber(count)}</span> : null}
-      </h2>
+    <Card id={id} sectionId={`${id}-section`} title={title} count={count === undefined ? undefined : formatNumber(count)}>
       {children}
-    </section>
+    </Card>
   );
 }
 

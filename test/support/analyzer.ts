@@ -1,14 +1,15 @@
-// Shared by the analyzer's tests: which PostgreSQL majors to run, loading the real schema dumps
-// with psql, and calling the analyzer over real HTTP (node:http, because fetch may not set Host).
-import { SHARED_DATA_DIR } from '../test/support/data';
+// The analyzer as tests and benchmarks use it: which PostgreSQL majors to run, loading the real
+// schema dumps with psql, and calling the analyzer over real HTTP (node:http, because fetch may not
+// set Host).
+import { SHARED_DATA_DIR } from './data';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { PgMajor } from '../test/support/postgres';
-import { startAnalyzer, type RunningAnalyzer, type StartAnalyzerOptions } from './app';
+import type { PgMajor } from './postgres';
+import { startAnalyzer, type RunningAnalyzer, type StartAnalyzerOptions } from '../../analyzer/app';
 
 const run = promisify(execFile);
 

@@ -1,30 +1,15 @@
 // The ci-report command, spawned for real (bin/querytrail.mjs) against a real PostgreSQL with
 // pg_stat_statements and the real HTTP server: every statement of the workload ends up in the
 // catalog with the right counts; nothing of other databases or of PostgreSQL itself does.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startPostgres, type PostgresServer } from '../../test/support/postgres';
-import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../../test/support/services';
+import { runCli as run } from '../test/support/cli';
+import { freePort, startPostgres, type PostgresServer } from '../test/support/postgres';
+import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../test/support/services';
 import { githubDefaults, ingestUrl, splitStatements } from './ci-report';
-
-const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'querytrail.mjs');
-
-/** Runs the command with only the environment given (no GITHUB_* of the machine running the tests). */
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 // The workload of a test suite: statement -> how often it runs.
 const WORKLOAD: [sql: string, params: unknown[][], expectedStart: string][] = [
@@ -197,7 +182,7 @@ describe('ci-report helpers', () => {
   });
 
   it('splits a script on semicolons outside strings, comments and dollar quotes', async () => {
-    const { loadParser } = await import('../../shared/sql-fingerprint');
+    const { loadParser } = await import('../shared/sql-fingerprint');
     await loadParser();
     expect(splitStatements("SELECT ';'; -- x; y\nCREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql;\n-- only a comment;")).toEqual([
       "SELECT ';'",

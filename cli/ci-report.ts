@@ -3,9 +3,10 @@
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { scanSync } from 'libpg-query';
-import { CI_LIMITS, ingestRunInput, ingestRunOutput, type CiQueryInput, type IngestRunInput } from '../../shared/ci';
-import { fingerprintOf, formatQuery, loadParser } from '../../shared/sql-fingerprint';
-import { readDatabaseStatements, StatementsReadError } from '../catalog/statements';
+import { CI_LIMITS, ingestRunInput, ingestRunOutput, type CiQueryInput, type IngestRunInput } from '../shared/ci';
+import { fingerprintOf, formatQuery, loadParser } from '../shared/sql-fingerprint';
+import { describeIssues, issuesOf } from '../shared/errors';
+import { readDatabaseStatements, StatementsReadError } from '../analyzer/statements';
 
 export interface Io {
   out(line: string): void;
@@ -132,7 +133,7 @@ async function readFileRun(file: string): Promise<{ fields: Partial<RunFields>; 
   const run = Array.isArray(parsed) ? { queries: parsed } : (parsed as Record<string, unknown>);
   const checked = ingestRunInput.partial().safeParse(run);
   if (!checked.success) {
-    const detail = checked.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ');
+    const detail = describeIssues(issuesOf(checked.error, '(file)'));
     throw new CliError(`${file} is not a run or a list of queries: ${detail}`, 2);
   }
   const { queries = [], ...fields } = checked.data;
@@ -196,7 +197,7 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
   }
   const run = ingestRunInput.safeParse({ ...fields, queries });
   if (!run.success) {
-    throw new CliError(`invalid run: ${run.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, 2);
+    throw new CliError(`invalid run: ${describeIssues(issuesOf(run.error, '(run)'))}`, 2);
   }
   if (options.dryRun || !url) {
     io.out(JSON.stringify(run.data, null, 2));

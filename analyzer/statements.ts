@@ -3,11 +3,11 @@
 // marker); the reading is the analyzer's (the PostgreSQL 14-18 column differences, the system-catalog
 // filter); this file opens and closes the gateway around it, keeps the application's data queries
 // only, and turns failures into one readable message.
-import type { QueryStats } from '../../shared/analyzer-schema';
-import { readServer } from '../../analyzer/catalog/server.sql';
-import { readQueries } from '../../analyzer/queries';
-import { classifyError, DEFAULT_LIMITS, messageOf, openGateway, type Gateway, type SessionLimits } from '../../gateway/index';
-import { isDataQuery } from '../../shared/data-queries';
+import type { QueryStats } from '../shared/analyzer-schema';
+import { readServer } from './catalog/server.sql';
+import { readQueries } from './queries';
+import { classifyError, DEFAULT_LIMITS, messageOf, openGateway, redactConnectionString, type Gateway, type SessionLimits } from '../gateway/index';
+import { isDataQuery } from '../shared/data-queries';
 
 /** Connecting or reading failed; the message is safe to show (it never carries the password). */
 export class StatementsReadError extends Error {
@@ -37,16 +37,6 @@ export interface ReadOptions {
   limits?: SessionLimits;
 }
 
-/** Strips the password of the connection string from a driver message, should one ever echo it. */
-function redact(message: string, connectionString: string): string {
-  try {
-    const password = decodeURIComponent(new URL(connectionString).password);
-    return password ? message.replaceAll(password, '****') : message;
-  } catch {
-    return message;
-  }
-}
-
 export async function readDatabaseStatements(connectionString: string, options: ReadOptions): Promise<DatabaseStatements> {
   let pool: Gateway;
   try {
@@ -59,7 +49,7 @@ export async function readDatabaseStatements(connectionString: string, options: 
     try {
       server = await readServer(pool);
     } catch (error) {
-      throw new StatementsReadError(redact(classifyError(error).message, connectionString), true);
+      throw new StatementsReadError(redactConnectionString(classifyError(error).message, connectionString), true);
     }
     // A pooler that drops startup parameters would leave the session writable: do not use it.
     if (server.readOnly !== 'on') {
@@ -76,7 +66,7 @@ export async function readDatabaseStatements(connectionString: string, options: 
         notQueries: queries.length - kept.length,
       };
     } catch (error) {
-      throw new StatementsReadError(redact((error as Error).message, connectionString), false);
+      throw new StatementsReadError(redactConnectionString((error as Error).message, connectionString), false);
     }
   } finally {
     await pool.close().catch(() => undefined);

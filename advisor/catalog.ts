@@ -1,0 +1,72 @@
+// What the advisor knows of production's tables while it reads a query: which names resolve to a
+// table (as the application's search_path would), its columns, and how many distinct values a
+// column holds. Built from a snapshot here; the unit tests build a small one by hand.
+import type { SourceColumnStats, SourceSnapshot } from './source.js';
+
+export interface TableName {
+  schema: string;
+  table: string;
+}
+
+export interface ColumnInfo {
+  type: string;
+  /** pg_type.typcategory of the column's type: 'A' array, 'U' user-defined (jsonb is 'U'), ... */
+  category: string;
+}
+
+export interface Catalog {
+  /** Resolves a name as the query's search_path would; undefined for views, CTEs and unknown names. */
+  resolve(schema: string | undefined, name: string): TableName | undefined;
+  columns(table: TableName): Map<string, ColumnInfo> | undefined;
+  /** Estimated distinct values of a column (positive), to put the most selective equality first. */
+  distinct(table: TableName, column: string): number;
+}
+
+/** Distinct values a column holds: pg_stats' n_distinct, which is a fraction of the rows when negative. */
+const distinctValues = (nDistinct: number, rows: number) => (nDistinct < 0 ? -nDistinct * Math.max(rows, 1) : nDistinct);
+
+/** Tables, materialized views and partitioned tables of the snapshot: what an index can be built on. */
+export function snapshotCatalog(snapshot: SourceSnapshot): Catalog {
+  const tables = new Map<string, Map<string, ColumnInfo>>();
+  const kinds = new Map(snapshot.relations.map((r) => [`${r.schema}.${r.name}`, r]));
+  for (const c of snapshot.columns) {
+    const k = `${c.schema}.${c.table}`;
+    if (!['r', 'p', 'm'].includes(kinds.get(k)?.kind ?? '')) continue;
+    if (!tables.has(k)) tables.set(k, new Map());
+    tables.get(k)!.set(c.name, { type: c.type, category: c.category });
+  }
+  const stats = new Map<string, SourceColumnStats>();
+  for (const s of snapshot.stats) {
+    const k = `${s.schema}.${s.table}.${s.column}`;
+    // A partitioned parent's own statistics are the inherited ones.
+    if (!stats.has(k) || s.inherited === (kinds.get(`${s.schema}.${s.table}`)?.kind === 'p')) stats.set(k, s);
+  }
+  const path = snapshot.searchPath
+    .split(',')
+    .map((s) => s.trim().replace(/^"(.*)"$/, '$1'))
+    .filter((s) => s && s !== '$user');
+  return {
+    resolve(schema, name) {
+      for (const s of schema ? [schema] : ['pg_catalog', ...path]) if (tables.has(`${s}.${name}`)) return { schema: s, table: name };
+      return undefined;
+    },
+    columns: (t) => tables.get(`${t.schema}.${t.table}`),
+    distinct(t, column) {
+      const s = stats.get(`${t.schema}.${t.table}.${column}`);
+      // Without statistics a column is taken as PostgreSQL does: 200 distinct values.
+      return distinctValues(Number(s?.values.n_distinct ?? 200), kinds.get(`${t.schema}.${t.table}`)?.reltuples ?? 0);
+    },
+  };
+}
+
+/** Width, NULL share and distinct values of one column of one table (its own statistics), for sizing an index. */
+export function columnSize(snapshot: SourceSnapshot, schema: string, table: string, column: string) {
+  const s = snapshot.stats.find((x) => x.schema === schema && x.table === table && x.column === column && !x.inherited);
+  const rel = snapshot.relations.find((r) => r.schema === schema && r.name === table);
+  return {
+    avgWidth: Number(s?.values.avg_width ?? 8),
+    nullFrac: Number(s?.values.null_frac ?? 0),
+    // Without statistics a column is taken as unique.
+    distinct: distinctValues(Number(s?.values.n_distinct ?? -1), rel?.reltuples ?? 1),
+  };
+}

@@ -1,0 +1,145 @@
+// Which candidates to recommend for a query: the cheapest plan that uses one, kept when it saves
+// enough, then a second index on top of the first; and the ranking of every recommended index
+// over all queries by the total cost it saves.
+import type { IndexRecommendation, PlannedQuery } from '../shared/analysis.js';
+import { RECOMMENDED_INDEX_PREFIX, indexesUsed, planShape, type PlanNode } from '../shared/plan.js';
+import { candidateTarget } from './candidates.js';
+import type { LiveCandidate } from './live-candidates.js';
+import { explain } from './shadow.js';
+import type { ShadowSession } from './shadow-session.js';
+
+export interface QueryInput {
+  /** The catalog's fingerprint; returned as is. */
+  hash: string;
+  /** SQL, possibly with $n placeholders (planned as a generic plan). */
+  query: string;
+  /** Production call count; weights the ranking. Missing means 1. */
+  calls?: number;
+}
+
+interface RecommendLimits {
+  /** Smallest cost reduction, in percent of the query's cost, worth an index. */
+  minSavedPct: number;
+  /** Most indexes recommended for one query. */
+  maxPerQuery: number;
+}
+
+/** A query with nothing planned: refused, or its plan failed. */
+export const unplanned = (hash: string, error: string): PlannedQuery => ({ hash, plan: null, cost: null, planShape: null, planAfter: null, recommendations: [], error });
+
+/** A plan's cost as the advisor compares and reports it: PostgreSQL's, plus what the shadow leaves out, to the cent. */
+export const costWith = (extra: (plan: PlanNode) => number) => (plan: PlanNode) => Math.round((plan['Total Cost'] + extra(plan)) * 100) / 100;
+
+/** Plans one query as it is, then with candidates, and recommends the ones that lower its cost. */
+export async function recommendFor(
+  session: ShadowSession,
+  q: QueryInput,
+  candidates: LiveCandidate[],
+  parseError: string | undefined,
+  limits: RecommendLimits,
+  costOf: (plan: PlanNode) => number,
+): Promise<PlannedQuery> {
+  let base: PlanNode;
+  try {
+    base = await explain(session, q.query);
+  } catch (e) {
+    return unplanned(q.hash, (e as Error).message);
+  }
+  const result: PlannedQuery = {
+    hash: q.hash,
+    plan: base,
+    cost: costOf(base),
+    planShape: planShape(base),
+    planAfter: null,
+    recommendations: [],
+    error: parseError ?? null,
+  };
+  const calls = q.calls ?? 1;
+  const chosen: LiveCandidate[] = [];
+  let current = base;
+  for (let round = 0; round < limits.maxPerQuery; round++) {
+    const tried: Tried[] = [];
+    for (const c of candidates) {
+      if (chosen.includes(c)) continue;
+      let plan: PlanNode;
+      try {
+        plan = await explain(session, q.query, [...chosen, c].flatMap((x) => x.oids));
+      } catch {
+        continue;
+      }
+      const used = indexesUsed(plan);
+      if ([...c.names].some((n) => used.has(n))) tried.push({ c, plan, cost: costOf(plan) });
+    }
+    const pick = cheapest(tried);
+    if (!pick) break;
+    const before = costOf(current);
+    const savedPct = before > 0 ? ((before - pick.cost) / before) * 100 : 0;
+    if (savedPct < limits.minSavedPct) break;
+    chosen.push(pick.c);
+    current = pick.plan;
+    result.recommendations.push({
+      createIndex: `CREATE INDEX ON ${candidateTarget(pick.c)}`,
+      table: `${pick.c.schema}.${pick.c.table}`,
+      method: pick.c.am,
+      columns: pick.c.keys,
+      include: pick.c.include,
+      predicate: pick.c.predicate,
+      costBefore: before,
+      costAfter: pick.cost,
+      savedPct: Math.round(savedPct * 10) / 10,
+      totalSaved: (before - pick.cost) * calls,
+      estimatedPages: pick.c.pages,
+    });
+  }
+  if (chosen.length) result.planAfter = nameCandidates(current, chosen);
+  return result;
+}
+
+/** A candidate tried for a query: the plan with it and that plan's cost. */
+export interface Tried<C extends Pick<LiveCandidate, 'pages' | 'keys' | 'include'> = LiveCandidate> {
+  c: C;
+  plan: PlanNode;
+  cost: number;
+}
+
+/**
+ * The cheapest plan; near-ties (within 1%) go to the smaller index, then to the one with fewer
+ * columns: it costs less to keep and the planner sees no difference.
+ */
+export function cheapest<C extends Pick<LiveCandidate, 'pages' | 'keys' | 'include'>>(tried: Tried<C>[]): Tried<C> | undefined {
+  if (tried.length === 0) return undefined;
+  const best = Math.min(...tried.map((t) => t.cost));
+  return tried
+    .filter((t) => t.cost <= best + Math.max(0.01 * best, 0.01))
+    .sort((a, b) => a.c.pages - b.c.pages || a.c.keys.length + a.c.include.length - (b.c.keys.length + b.c.include.length))[0];
+}
+
+/** The shadow's scratch index names (qt_candidate_7) replaced by what the index is, for readers. */
+function nameCandidates(plan: PlanNode, chosen: LiveCandidate[]): PlanNode {
+  const labels = new Map<string, string>();
+  for (const c of chosen) for (const name of c.names) labels.set(name, `${RECOMMENDED_INDEX_PREFIX}${candidateTarget(c)}`);
+  const walk = (node: PlanNode): PlanNode => {
+    const copy: PlanNode = { ...node };
+    const name = copy['Index Name'];
+    if (typeof name === 'string' && labels.has(name)) copy['Index Name'] = labels.get(name)!;
+    if (Array.isArray(copy.Plans)) copy.Plans = copy.Plans.map(walk);
+    return copy;
+  };
+  return walk(plan);
+}
+
+/** Every recommended index once, with the queries it helps and the cost it saves them all, most saved first. */
+export function rankIndexes(results: PlannedQuery[]): IndexRecommendation[] {
+  const byStatement = new Map<string, IndexRecommendation>();
+  for (const r of results) {
+    for (const rec of r.recommendations) {
+      const { costBefore: _b, costAfter: _a, savedPct: _p, ...rest } = rec;
+      const entry = byStatement.get(rec.createIndex);
+      if (entry) {
+        entry.totalSaved += rec.totalSaved;
+        entry.queries.push(r.hash);
+      } else byStatement.set(rec.createIndex, { ...rest, queries: [r.hash] });
+    }
+  }
+  return [...byStatement.values()].sort((a, b) => b.totalSaved - a.totalSaved);
+}

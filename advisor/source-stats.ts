@@ -1,0 +1,164 @@
+// What the planner reads besides the schema, from the source: the server's version, block size,
+// collation and the application's search_path; each relation's sizes (pg_class and the physical
+// length, see shadow.ts); column statistics (pg_stats); the planner settings a session may SET;
+// and the actual extremes of indexed columns.
+import { escapeIdentifier, type ReadOnlyTransaction } from '../gateway/index.js';
+import { SYSTEM_SCHEMAS, notFromExtension, type CatalogQuery, type Row } from './source-schema.js';
+import type { SourceColumn, SourceColumnStats, SourceEndpoint, SourceRelation, SourceSnapshot } from './source.js';
+
+// The search_path the application's sessions start with, to resolve the unqualified names of its
+// queries. Ours is pinned to pg_catalog, so it is worked out as PostgreSQL would: the most specific
+// ALTER ROLE/DATABASE ... SET first, else the built-in default (a value set in postgresql.conf is
+// not visible to an unprivileged role).
+const APPLICATION_SEARCH_PATH = `coalesce(
+  (SELECT pg_catalog.substr(setting, 13)
+   FROM pg_catalog.pg_db_role_setting s CROSS JOIN LATERAL pg_catalog.unnest(s.setconfig) AS setting
+   WHERE setting OPERATOR(pg_catalog.~~) 'search\\_path=%'
+     AND s.setdatabase IN (0, (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()))
+     AND s.setrole IN (0, (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = current_user))
+   ORDER BY s.setdatabase <> 0 AND s.setrole <> 0 DESC, s.setrole <> 0 DESC, s.setdatabase <> 0 DESC
+   LIMIT 1),
+  (SELECT boot_val FROM pg_catalog.pg_settings WHERE name = 'search_path'))`;
+
+/** Version, application search_path, block size and collation of the source. */
+export async function readServerFacts(q: CatalogQuery): Promise<Pick<SourceSnapshot, 'serverVersionNum' | 'searchPath' | 'blockSize' | 'locale'>> {
+  const [meta] = await q(`SELECT current_setting('server_version_num')::int AS v, ${APPLICATION_SEARCH_PATH} AS sp, current_setting('block_size')::int AS bs,
+    (SELECT datcollate FROM pg_catalog.pg_database WHERE datname = current_database()) AS collate, (SELECT datctype FROM pg_catalog.pg_database WHERE datname = current_database()) AS ctype`);
+  return {
+    serverVersionNum: Number(meta!.v),
+    searchPath: String(meta!.sp),
+    blockSize: Number(meta!.bs),
+    locale: { collate: String(meta!.collate), ctype: String(meta!.ctype) },
+  };
+}
+
+/** Settings that change plans or costs; only ones a session may SET are replayed. */
+export async function readSettings(q: CatalogQuery): Promise<Record<string, string>> {
+  const rows = await q(`SELECT name, setting FROM pg_catalog.pg_settings
+             WHERE (category OPERATOR(pg_catalog.~~) 'Query Tuning%' OR name IN ('work_mem', 'hash_mem_multiplier', 'max_parallel_workers',
+                    'effective_io_concurrency', 'maintenance_io_concurrency', 'jit'))
+               AND context IN ('user', 'superuser')`);
+  return Object.fromEntries(rows.map((r) => [String(r.name), String(r.setting)]));
+}
+
+/** Sizes of tables, materialized views, foreign tables and indexes: pg_class's and the physical one. */
+export async function readRelations(q: CatalogQuery): Promise<SourceRelation[]> {
+  const rows = await q(`SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind, c.relpages, c.reltuples::float8 AS reltuples, c.relallvisible,
+                CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_relation_size(c.oid, 'main') / current_setting('block_size')::int ELSE 0 END AS blocks
+              FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+              WHERE c.relkind IN ('r', 'p', 'm', 'f', 'i', 'I') AND ${SYSTEM_SCHEMAS} ORDER BY 1, 2`);
+  return rows.map((r) => ({
+    schema: String(r.schema),
+    name: String(r.name),
+    kind: String(r.kind),
+    relpages: Number(r.relpages),
+    reltuples: Number(r.reltuples),
+    relallvisible: Number(r.relallvisible),
+    blocks: Number(r.blocks),
+  }));
+}
+
+/** Columns of tables and views, with their type and its category. */
+export async function readColumns(q: CatalogQuery): Promise<SourceColumn[]> {
+  const rows = await q(`SELECT n.nspname AS schema, c.relname AS table, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
+              t.typcategory AS category, a.attnotnull AS not_null
+            FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+            WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v') AND a.attnum > 0 AND NOT a.attisdropped AND ${SYSTEM_SCHEMAS}
+            ORDER BY 1, 2, a.attnum`);
+  return rows.map((r) => ({
+    schema: String(r.schema),
+    table: String(r.table),
+    name: String(r.name),
+    type: String(r.type),
+    category: String(r.category),
+    notNull: Boolean(r.not_null),
+  }));
+}
+
+const STATS_FIELDS = [
+  'null_frac',
+  'avg_width',
+  'n_distinct',
+  'most_common_vals',
+  'most_common_freqs',
+  'histogram_bounds',
+  'correlation',
+  'most_common_elems',
+  'most_common_elem_freqs',
+  'elem_count_histogram',
+  'range_length_histogram',
+  'range_empty_frac',
+  'range_bounds_histogram',
+] as const;
+const ARRAY_TEXT_FIELDS = new Set(['most_common_vals', 'histogram_bounds', 'most_common_elems', 'range_length_histogram', 'range_bounds_histogram']);
+
+/**
+ * pg_stats of every column the source's role may see, each field the source's version has. Arrays
+ * of values come as text: their element type is the column's, which only the shadow can parse.
+ */
+export async function readStats(q: CatalogQuery): Promise<SourceColumnStats[]> {
+  const statsColumns = (await q(`SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = 'pg_catalog.pg_stats'::pg_catalog.regclass AND attnum > 0`)).map((r) => String(r.attname));
+  const fields = STATS_FIELDS.filter((f) => statsColumns.includes(f));
+  const rows = await q(`SELECT schemaname, tablename, attname, inherited, ${fields.map((f) => (ARRAY_TEXT_FIELDS.has(f) ? `${f}::text AS ${f}` : f)).join(', ')}
+                    FROM pg_catalog.pg_stats s WHERE s.schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2, 3`);
+  return rows.map((r) => ({
+    schema: String(r.schemaname),
+    table: String(r.tablename),
+    column: String(r.attname),
+    inherited: Boolean(r.inherited),
+    values: Object.fromEntries(fields.map((f) => [f, (r[f] as string | number | null) ?? null])),
+  }));
+}
+
+/**
+ * Actual smallest and largest values of the columns the planner may probe for them. Each endpoint
+ * is two index-only probes (ORDER BY col [DESC] LIMIT 1 over the column's B-tree index, as the
+ * planner does). Each runs under a savepoint with a short timeout: a column that cannot be read
+ * (privileges, lock, a planner that would not use the index) is left out.
+ */
+export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?: number): Promise<SourceEndpoint[]> {
+  const out: SourceEndpoint[] = [];
+  const timeout = Math.max(1, Math.min(5_000, Math.round(statementTimeoutMs ?? 5_000)));
+  const ident = escapeIdentifier;
+  // Columns the planner may probe for their actual extremes: the leading column of a valid,
+  // non-partial B-tree index with the type's default operator class and the column's collation
+  // (get_actual_variable_range only uses such an index). Leaf tables only: partitioned parents have
+  // no index the planner scans.
+  const columns = await tx.rows<Row>(`SELECT DISTINCT n.nspname AS schema, t.relname AS table, a.attname AS column
+            FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
+            JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace JOIN pg_catalog.pg_am am ON am.oid = c.relam
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
+            JOIN pg_catalog.pg_opclass oc ON oc.oid = i.indclass[0]
+            JOIN pg_catalog.pg_type ty ON ty.oid = a.atttypid
+            LEFT JOIN pg_catalog.pg_type base ON base.oid = ty.typbasetype AND ty.typtype = 'd'
+            JOIN pg_catalog.pg_proc output ON output.oid = ty.typoutput
+            JOIN pg_catalog.pg_language ol ON ol.oid = output.prolang
+            WHERE am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND i.indkey[0] <> 0 AND oc.opcdefault
+              AND i.indcollation[0] = a.attcollation AND t.relkind = 'r' AND t.reltuples > 0
+              -- read as the text the type's output function prints (no cast, which a user may define):
+              -- scalar types whose output function is C or internal, which only a superuser can create
+              AND coalesce(base.typtype, ty.typtype) IN ('b', 'e') AND ol.lanname IN ('internal', 'c')
+              AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_class')}
+            ORDER BY 1, 2, 3`);
+  for (const r of columns) {
+    const [schema, table, column] = [String(r.schema), String(r.table), String(r.column)];
+    const rel = `ONLY ${ident(schema)}.${ident(table)}`;
+    const col = ident(column);
+    // The values come back as the server printed them (raw), never through a cast.
+    const read = await tx.attempt(
+      () =>
+        tx.rows<{ min: string | null; max: string | null }>(
+          `SELECT (SELECT ${col} FROM ${rel} WHERE ${col} IS NOT NULL ORDER BY ${col} LIMIT 1) AS min,
+                  (SELECT ${col} FROM ${rel} WHERE ${col} IS NOT NULL ORDER BY ${col} DESC LIMIT 1) AS max`,
+          [],
+          { raw: true },
+        ),
+      { statementTimeoutMs: timeout },
+    );
+    if (!read.ok) continue;
+    const [row] = read.value;
+    out.push({ schema, table, column, min: row?.min ?? null, max: row?.max ?? null });
+  }
+  return out;
+}

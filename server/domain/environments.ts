@@ -1,0 +1,95 @@
+// Environments, and the lookup every other area makes of one: a request about a thing inside an
+// environment answers 404 for the environment when that is what is missing.
+import { asc, desc, eq } from 'drizzle-orm';
+import type { EnvironmentDetail, EnvironmentSummary } from '../../shared/environments';
+import { connections, environments, repoLinks } from '../db/schema';
+import type { Db } from '../db/store';
+import { conflict, isUniqueViolation, notFound } from '../errors';
+import { newId } from '../ids';
+
+const summaryColumns = { id: environments.id, name: environments.name, slug: environments.slug, createdAt: environments.createdAt };
+type SummaryRow = { id: string; name: string; slug: string; createdAt: Date };
+
+const toSummary = (row: SummaryRow): EnvironmentSummary => ({ ...row, createdAt: row.createdAt.toISOString() });
+const slugTaken = (slug: string) => conflict(`An environment with slug "${slug}" already exists`);
+
+/** Reads one environment or throws 404; usable inside a transaction. */
+export async function requireEnvironment(db: Db, id: string): Promise<SummaryRow> {
+  const [row] = await db.select(summaryColumns).from(environments).where(eq(environments.id, id));
+  if (!row) throw notFound(`Environment ${id}`);
+  return row;
+}
+
+/**
+ * For a lookup inside an environment that found nothing: throws 404 for the environment when it
+ * does not exist, else `missing` (the thing that was asked for).
+ */
+export async function notFoundInEnvironment(db: Db, environmentId: string, missing: Error): Promise<never> {
+  await requireEnvironment(db, environmentId);
+  throw missing;
+}
+
+export async function createEnvironment(db: Db, input: { name: string; slug: string }): Promise<{ id: string }> {
+  const id = newId('env');
+  try {
+    await db.insert(environments).values({ id, name: input.name, slug: input.slug });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken(input.slug);
+    throw error;
+  }
+  return { id };
+}
+
+/** Newest first. */
+export async function listEnvironments(db: Db): Promise<EnvironmentSummary[]> {
+  const rows = await db.select(summaryColumns).from(environments).orderBy(desc(environments.createdAt), asc(environments.id));
+  return rows.map(toSummary);
+}
+
+/** One environment with its connections (masked, never the secret) and linked repositories, oldest first. */
+export async function readEnvironment(db: Db, id: string): Promise<EnvironmentDetail> {
+  const env = await requireEnvironment(db, id);
+  const [conns, repos] = await Promise.all([
+    db
+      .select({
+        id: connections.id,
+        label: connections.label,
+        role: connections.role,
+        createdAt: connections.createdAt,
+        maskedConnectionString: connections.maskedConnectionString,
+      })
+      .from(connections)
+      .where(eq(connections.environmentId, env.id))
+      .orderBy(asc(connections.createdAt), asc(connections.id)),
+    db
+      .select({ id: repoLinks.id, repo: repoLinks.repo, createdAt: repoLinks.createdAt })
+      .from(repoLinks)
+      .where(eq(repoLinks.environmentId, env.id))
+      .orderBy(asc(repoLinks.createdAt), asc(repoLinks.id)),
+  ]);
+  return {
+    ...toSummary(env),
+    connections: conns.map((c) => ({ ...c, createdAt: c.createdAt.toISOString() })),
+    repos: repos.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
+  };
+}
+
+export async function updateEnvironment(db: Db, input: { id: string; name?: string; slug?: string }): Promise<EnvironmentSummary> {
+  const changes: { name?: string; slug?: string; updatedAt: Date } = { updatedAt: new Date() };
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.slug !== undefined) changes.slug = input.slug;
+  try {
+    const [row] = await db.update(environments).set(changes).where(eq(environments.id, input.id)).returning(summaryColumns);
+    if (!row) throw notFound(`Environment ${input.id}`);
+    return toSummary(row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken(input.slug ?? '');
+    throw error;
+  }
+}
+
+/** Its connections, repo links and catalog go with it (ON DELETE CASCADE, one statement); CI runs stay, untagged. */
+export async function deleteEnvironment(db: Db, id: string): Promise<void> {
+  const deleted = await db.delete(environments).where(eq(environments.id, id)).returning({ id: environments.id });
+  if (deleted.length === 0) throw notFound(`Environment ${id}`);
+}
