@@ -1,26 +1,32 @@
 // Query analysis with production statistics: plans, costs and index recommendations.
-// The one entry point is analyzeQueries; see README.md for the method and its limits.
+// analyzeQueries reads production and plans; readProductionSnapshot + analyzeSnapshot do the same
+// in two steps, so a snapshot can be kept, reused and have a CI run's schema applied to it
+// (applyRunSchema). See README.md for the method and its limits.
 import type { IndexRecommendation, PlannedQuery } from '../shared/analysis.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { candidateKey, candidatesFor, type CandidateOptions, type IndexCandidate } from './candidates.js';
 import { snapshotCatalog } from './catalog.js';
 import { btreeHeights, descentCost } from './descent.js';
-import { createCandidate, sizeCandidate, type LiveCandidate } from './live-candidates.js';
+import { createCandidate, liveRunIndex, sizeCandidate, type LiveCandidate } from './live-candidates.js';
+import { planObjectsReader } from './plan-objects.js';
 import { costWith, rankIndexes, recommendFor, unplanned, type QueryInput } from './recommend.js';
 import { createShadowDatabase, extendFiles, extendRelations, restoreStatistics, storageInfo, storeEndpointRows, type ExtendJob, type ShadowDatabase } from './shadow.js';
 import { dropShadowAccess } from './shadow-access.js';
 import { startShadowServer, type ShadowServer } from './shadow-server.js';
 import { sharedShadowSlots, type ShadowSlots } from './slots.js';
-import { readSourceSnapshot, type SourceSnapshot } from './source.js';
+import { readSourceSnapshot, type ReadSourceOptions, type SourceSnapshot } from './source.js';
 import { refusalReason } from './statement.js';
 import { UsageCollector } from './usage.js';
 
 export type { CandidateOptions, IndexCandidate } from './candidates.js';
 export type { QueryInput } from './recommend.js';
+export { rankIndexes } from './recommend.js';
+export { applyRunSchema, type AppliedRunSchema } from './run-schema.js';
+export type { SourceSnapshot, ReadSourceOptions } from './source.js';
 export { planShape, indexesUsed, type PlanNode } from '../shared/plan.js';
 export { startShadowServer, type ShadowServer } from './shadow-server.js';
 export { ShadowBusyError } from './busy.js';
-export { ShadowSlots, shadowLimitsFromEnv, type ShadowLimits } from './slots.js';
+export { ShadowSlots, sharedShadowSlots, shadowLimitsFromEnv, type ShadowLimits } from './slots.js';
 
 export interface AnalysisResult {
   queries: PlannedQuery[];
@@ -65,6 +71,24 @@ export async function analyzeQueries(input: AnalyzeInput): Promise<AnalysisResul
   return (input.options?.slots ?? sharedShadowSlots()).run(() => readAndAnalyze(input));
 }
 
+/**
+ * Reads schema, sizes and statistics from production, read-only, through the gateway (one
+ * REPEATABLE READ, READ ONLY transaction). Takes no shadow slot: nothing is planned.
+ */
+export function readProductionSnapshot(connectionString: string, options: ReadSourceOptions = {}): Promise<SourceSnapshot> {
+  return readSourceSnapshot(connectionString, options);
+}
+
+/**
+ * Plans `queries` on a snapshot read earlier (possibly with a run's schema applied) and proposes
+ * indexes. Waits for a shadow slot like analyzeQueries; ShadowBusyError when the queue is full.
+ * Each query's result depends on that query alone (it tries only its own candidates), so results
+ * can be cached per query and snapshot.
+ */
+export async function analyzeSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions = {}): Promise<AnalysisResult> {
+  return (opts.slots ?? sharedShadowSlots()).run(() => planSnapshot(snapshot, queries, opts));
+}
+
 async function readAndAnalyze(input: AnalyzeInput): Promise<AnalysisResult> {
   const opts = input.options ?? {};
   const progress = opts.onProgress ?? (() => undefined);
@@ -105,13 +129,15 @@ async function planSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opt
     await extendRelations(server, db, snapshot.relations);
     const candidateFiles: ExtendJob[] = [];
     for (const c of live.values()) candidateFiles.push(...(await sizeCandidate(db.session, c, snapshot)));
+    const runIndexes = await sizeRunIndexes(db, snapshot, candidateFiles, warnings);
     await extendFiles(server, await storageInfo(server, db.session), candidateFiles);
 
     const heights = btreeHeights(snapshot);
-    for (const c of live.values()) for (const [name, h] of c.heights) heights.set(name, h);
+    for (const c of [...live.values(), ...runIndexes]) for (const [name, h] of c.heights) heights.set(name, h);
     const cpuOperatorCost = Number(snapshot.settings.cpu_operator_cost ?? 0.0025);
     const costOf = costWith((plan) => descentCost(plan, heights, cpuOperatorCost));
     const limits = { minSavedPct: opts.minSavedPct ?? 5, maxPerQuery: opts.maxIndexesPerQuery ?? 2 };
+    const objectsOf = planObjectsReader(snapshot);
     const results: PlannedQuery[] = [];
     for (const [i, q] of queries.entries()) {
       progress({ phase: 'queries', done: i, total: queries.length });
@@ -121,7 +147,9 @@ async function planSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opt
         continue;
       }
       const candidates = p.candidates.map((c) => live.get(candidateKey(c))).filter((c): c is LiveCandidate => !!c);
-      results.push(await recommendFor(db.session, q, candidates, p.error, limits, costOf));
+      const planned = await recommendFor(db.session, q, candidates, p.error, limits, costOf);
+      // From the plan as it is: recommendations are not applied in it.
+      results.push({ ...planned, ...objectsOf(planned.plan) });
     }
     progress({ phase: 'done', done: queries.length, total: queries.length });
     return { queries: results, indexes: rankIndexes(results), warnings };
@@ -130,6 +158,28 @@ async function planSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opt
     if (!opts.shadow) await server.stop();
     else await dropShadowAccess(server, dbName).catch(() => undefined);
   }
+}
+
+/**
+ * Sizes the indexes a CI run's schema adds (snapshot.runIndexes) as candidates are sized; adds
+ * their files to `files`. Those the shadow could not build are reported in `warnings`.
+ */
+async function sizeRunIndexes(db: ShadowDatabase, snapshot: SourceSnapshot, files: ExtendJob[], warnings: string[]): Promise<LiveCandidate[]> {
+  const sized: LiveCandidate[] = [];
+  for (const { schema, name } of snapshot.runIndexes ?? []) {
+    const index = snapshot.indexes.find((i) => i.schema === schema && i.name === name);
+    if (!index) continue;
+    const live = await liveRunIndex(db.session, index);
+    if (!live) {
+      if (index.am !== 'brin') warnings.push(`index ${schema}.${name} of the run's schema was not built in the shadow`);
+      continue;
+    }
+    files.push(...(await sizeCandidate(db.session, live, snapshot)));
+    // Descent costs are B-tree's; other methods sized like one do not get them.
+    if (index.am !== 'btree') live.heights.clear();
+    sized.push(live);
+  }
+  return sized;
 }
 
 /**

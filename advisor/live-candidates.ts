@@ -8,8 +8,8 @@ import { explain, relationFile, restoreRelationStats, type ExtendJob } from './s
 import { SET_INDEXES_VALID } from './shadow-access.js';
 import type { ShadowSession } from './shadow-session.js';
 import { estimateBtreeHeight, estimateIndexPages } from './sizing.js';
-import type { SourceSnapshot } from './source.js';
-import { quoteIdent } from './sql-text.js';
+import type { SourceIndex, SourceSnapshot } from './source.js';
+import { escapeIdentifier, quoteIdent } from './sql-text.js';
 
 /** The shadow's scratch names for candidates; plans shown to people name the index instead (recommend.ts). */
 const CANDIDATE_NAME_PREFIX = 'qt_candidate_';
@@ -34,16 +34,10 @@ export async function createCandidate(session: ShadowSession, c: IndexCandidate,
   } catch {
     return undefined; // e.g. a type without a default operator class for the method
   }
-  const tree = await session.query<{ oid: number; name: string }>(
-    // pg_partition_tree is empty for an index outside any partition tree, hence the UNION.
-    `SELECT c.oid::int AS oid, c.relname AS name FROM pg_catalog.pg_class c
-     WHERE c.oid = pg_catalog.to_regclass($1) OR c.oid IN (SELECT relid FROM pg_catalog.pg_partition_tree(pg_catalog.to_regclass($1)))
-     ORDER BY c.oid = pg_catalog.to_regclass($1) DESC`,
-    [`${quoteIdent(c.schema)}.${quoteIdent(name)}`],
-  );
+  const tree = await indexTree(session, c.schema, name);
   // On a partitioned table CREATE INDEX attaches a partition's matching index instead of
   // building one; those existed before (lower oids) and must stay visible and keep their size.
-  const own = tree.rows.filter((r) => r.oid >= tree.rows[0]!.oid);
+  const own = tree.filter((r) => r.oid >= tree[0]!.oid);
   const oids = own.map((r) => r.oid);
   // The predicate as pg_get_expr prints it, the form the source's indexes were read in.
   const pred = await session.query<{ pred: string | null }>(`SELECT pg_catalog.pg_get_expr(indpred, indrelid) AS pred FROM pg_catalog.pg_index WHERE indexrelid = $1`, [oids[0]]);
@@ -55,6 +49,42 @@ export async function createCandidate(session: ShadowSession, c: IndexCandidate,
   }
   await session.query(`SELECT ${SET_INDEXES_VALID}($1::oid[], false)`, [oids]);
   return { ...c, oids, names: new Set(own.map((r) => r.name)), pages: 0, heights: new Map() };
+}
+
+/** An index and its partition parts, the index first. */
+async function indexTree(session: ShadowSession, schema: string, name: string): Promise<{ oid: number; name: string }[]> {
+  const tree = await session.query<{ oid: number; name: string }>(
+    // pg_partition_tree is empty for an index outside any partition tree, hence the UNION.
+    `SELECT c.oid::int AS oid, c.relname AS name FROM pg_catalog.pg_class c
+     WHERE c.oid = pg_catalog.to_regclass($1) OR c.oid IN (SELECT relid FROM pg_catalog.pg_partition_tree(pg_catalog.to_regclass($1)))
+     ORDER BY c.oid = pg_catalog.to_regclass($1) DESC`,
+    [`${escapeIdentifier(schema)}.${escapeIdentifier(name)}`],
+  );
+  return tree.rows;
+}
+
+/**
+ * An index a CI run's schema adds (built with the schema, valid in every plan) in the shape
+ * sizeCandidate takes, so it is sized as a candidate would be. Undefined when the shadow could not
+ * build it, or for BRIN, whose real size is the few pages its build wrote. Other methods than GIN
+ * are sized as a B-tree of the same columns; an expression key as an 8-byte column.
+ */
+export async function liveRunIndex(session: ShadowSession, index: SourceIndex): Promise<LiveCandidate | undefined> {
+  if (index.am === 'brin') return undefined;
+  const tree = await indexTree(session, index.schema, index.name);
+  if (!tree.length) return undefined;
+  return {
+    schema: index.schema,
+    table: index.table,
+    am: index.am === 'gin' ? 'gin' : 'btree',
+    keys: index.keys.map((k) => k ?? ''),
+    include: index.include,
+    predicate: index.predicate,
+    oids: tree.map((r) => r.oid),
+    names: new Set(tree.map((r) => r.name)),
+    pages: 0,
+    heights: new Map(),
+  };
 }
 
 /**

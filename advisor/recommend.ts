@@ -25,7 +25,17 @@ interface RecommendLimits {
 }
 
 /** A query with nothing planned: refused, or its plan failed. */
-export const unplanned = (hash: string, error: string): PlannedQuery => ({ hash, plan: null, cost: null, planShape: null, planAfter: null, recommendations: [], error });
+export const unplanned = (hash: string, error: string): PlannedQuery => ({
+  hash,
+  plan: null,
+  cost: null,
+  planShape: null,
+  planAfter: null,
+  recommendations: [],
+  error,
+  indexesUsed: [],
+  tablesUsed: [],
+});
 
 /** A plan's cost as the advisor compares and reports it: PostgreSQL's, plus what the shadow leaves out, to the cent. */
 export const costWith = (extra: (plan: PlanNode) => number) => (plan: PlanNode) => Math.round((plan['Total Cost'] + extra(plan)) * 100) / 100;
@@ -53,6 +63,8 @@ export async function recommendFor(
     planAfter: null,
     recommendations: [],
     error: parseError ?? null,
+    indexesUsed: [],
+    tablesUsed: [],
   };
   const calls = q.calls ?? 1;
   const chosen: LiveCandidate[] = [];

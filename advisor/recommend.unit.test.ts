@@ -50,7 +50,7 @@ describe('ranking the recommended indexes', () => {
     totalSaved,
     estimatedPages: 30,
   });
-  const query = (hash: string, ...recommendations: Recommendation[]): PlannedQuery => ({ hash, plan, cost: 100, planShape: 'Seq Scan', planAfter: plan, recommendations, error: null });
+  const query = (hash: string, ...recommendations: Recommendation[]): PlannedQuery => ({ hash, plan, cost: 100, planShape: 'Seq Scan', planAfter: plan, recommendations, error: null, indexesUsed: [], tablesUsed: [] });
 
   it('lists an index that helps several queries once, with their savings summed and their hashes', () => {
     const ranked = rankIndexes([query('a', recommendation('CREATE INDEX ON orders (customer_id)', 500)), query('b', recommendation('CREATE INDEX ON orders (customer_id)', 700))]);

@@ -114,7 +114,31 @@ function withoutCode(type: 'CreateStmt' | 'CreateDomainStmt', stmt: Json): strin
   return changed ? deparseSync({ version: 0, stmts: [{ stmt: { [type]: s } }] } as never) : undefined;
 }
 
-const ALTER_TABLE_KEPT = new Set(['AT_AttachPartition', 'AT_AddInherit', 'AT_AddConstraint']);
+const ALTER_TABLE_KEPT = new Set(['AT_AttachPartition', 'AT_AddInherit', 'AT_AddConstraint', 'AT_AddColumn']);
+
+/**
+ * ALTER TABLE ... ADD COLUMN (a run's new column, advisor/run-schema.ts) without the column's
+ * default and CHECKs, as CREATE TABLE's columns are copied; undefined when it had none.
+ */
+function addColumnWithoutCode(stmt: Json): string | undefined {
+  const s = structuredClone(stmt);
+  let changed = false;
+  for (const c of ((s.cmds as unknown[]) ?? []).map((x) => obj(obj(x).AlterTableCmd))) {
+    if (c.subtype !== 'AT_AddColumn') continue;
+    const col = obj(obj(c.def).ColumnDef);
+    if (col.constraints) {
+      const before = col.constraints as unknown[];
+      col.constraints = before.filter(kept);
+      if ((col.constraints as unknown[]).length !== before.length) changed = true;
+    }
+    if (col.raw_default || col.cooked_default) {
+      delete col.raw_default;
+      delete col.cooked_default;
+      changed = true;
+    }
+  }
+  return changed ? deparseSync({ version: 0, stmts: [{ stmt: { AlterTableStmt: s } }] } as never) : undefined;
+}
 
 /** Sorts the snapshot's DDL into what the superuser creates, what the planner runs, and what is left out. */
 export function planShadowDdl(ddl: SourceSnapshot['ddl'], reservedSchemas: string[]): ShadowDdl {
@@ -161,9 +185,9 @@ export function planShadowDdl(ddl: SourceSnapshot['ddl'], reservedSchemas: strin
           break;
         case 'AlterTableStmt': {
           const cmds = ((stmt.cmds as unknown[]) ?? []).map((c) => obj(obj(c).AlterTableCmd));
-          if (!cmds.every((c) => ALTER_TABLE_KEPT.has(String(c.subtype)))) skip('only ATTACH PARTITION, INHERIT and ADD CONSTRAINT are copied');
+          if (!cmds.every((c) => ALTER_TABLE_KEPT.has(String(c.subtype)))) skip('only ATTACH PARTITION, INHERIT, ADD CONSTRAINT and ADD COLUMN are copied');
           // CHECK constraints are code; dropped on purpose, not worth a warning
-          else if (!cmds.some((c) => c.subtype === 'AT_AddConstraint' && !kept(c.def))) run();
+          else if (!cmds.some((c) => c.subtype === 'AT_AddConstraint' && !kept(c.def))) run(addColumnWithoutCode(stmt));
           break;
         }
         case 'CompositeTypeStmt':

@@ -74,6 +74,12 @@ export interface SourceSnapshot {
    * beyond the histogram; the shadow stores them as two rows so its planner finds them too.
    */
   endpoints?: SourceEndpoint[];
+  /**
+   * Indexes only a CI run's schema has (run-schema.ts), on production's tables. Built with the rest
+   * of the schema on the empty tables, then sized as candidates are (live-candidates.ts): an index
+   * left at the one page its build wrote would look free to the planner.
+   */
+  runIndexes?: { schema: string; name: string }[];
 }
 
 export interface SourceEndpoint {

@@ -1,12 +1,18 @@
 // The ci-report command, spawned for real (bin/querytrail.mjs) against a real PostgreSQL with
 // pg_stat_statements and the real HTTP server: every statement of the workload ends up in the
-// catalog with the right counts; nothing of other databases or of PostgreSQL itself does.
+// catalog with the right counts; nothing of other databases or of PostgreSQL itself does. The run
+// carries the CI database's schema (unless --no-schema), read without running any of its code.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../server/catalog/sql';
+import { ingestRunInput } from '../shared/ci';
+import type { RunSchema } from '../shared/run-schema';
 import { runCli as run } from '../test/support/cli';
+import { createHostileDatabase } from '../test/support/hostile';
 import { freePort, startPostgres, type PostgresServer } from '../test/support/postgres';
 import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../test/support/services';
 import { githubDefaults, ingestUrl, splitStatements } from './ci-report';
@@ -37,6 +43,7 @@ beforeAll(async () => {
   await client.query('CREATE EXTENSION pg_stat_statements');
   await client.query('CREATE TABLE users (id int PRIMARY KEY, email text)');
   await client.query('CREATE TABLE orders (id serial PRIMARY KEY, user_id int REFERENCES users, total numeric)');
+  await client.query('CREATE INDEX orders_user_id ON orders (user_id)');
   await client.query("INSERT INTO users SELECT g, 'u' || g || '@example.com' FROM generate_series(1, 10) g");
   await client.query('SELECT pg_stat_statements_reset()');
   for (const [sql, paramSets] of WORKLOAD) {
@@ -118,6 +125,48 @@ describe.each(BACKENDS)('querytrail ci-report with the catalog on %s', (backend)
     expect(after.every((e) => e.ciRunCount === 1)).toBe(true);
   });
 
+  const storedSchema = async (stdout: string) => {
+    const id = /as (run_\w+):/.exec(stdout)?.[1];
+    expect(id, stdout).toBeDefined();
+    const rows = await rowsOf<{ schema: RunSchema }>(server.services.store.db, sql`select schema from ci_run_schemas where run_id = ${id}`);
+    return rows[0]?.schema;
+  };
+
+  it("sends the CI database's schema with the run, and the server keeps it", async () => {
+    const result = await run(['ci-report', '--db', ciUrl, '--api', server.url, '--repo', 'acme/app', '--run-id', 'schema-1', '--branch', 'feature/orders'], { QUERYTRAIL_TOKEN: token });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/with the CI database's schema \(2 tables, 3 indexes\)$/m);
+
+    const schema = await storedSchema(result.stdout);
+    expect(schema).toEqual({
+      tables: [
+        ['public', 'orders', 'r', null],
+        ['public', 'users', 'r', null],
+      ],
+      columns: [
+        ['public', 'orders', 'id', 'integer', true],
+        ['public', 'orders', 'user_id', 'integer', false],
+        ['public', 'orders', 'total', 'numeric', false],
+        ['public', 'users', 'id', 'integer', true],
+        ['public', 'users', 'email', 'text', false],
+      ],
+      indexes: [
+        ['public', 'orders', 'orders_pkey', 'CREATE UNIQUE INDEX orders_pkey ON public.orders USING btree (id)', 'orders_pkey'],
+        ['public', 'orders', 'orders_user_id', 'CREATE INDEX orders_user_id ON public.orders USING btree (user_id)', null],
+        ['public', 'users', 'users_pkey', 'CREATE UNIQUE INDEX users_pkey ON public.users USING btree (id)', 'users_pkey'],
+      ],
+    });
+  });
+
+  it('sends no schema with --no-schema', async () => {
+    const result = await run(['ci-report', '--db', ciUrl, '--api', server.url, '--repo', 'acme/app', '--run-id', 'schema-2', '--no-schema'], { QUERYTRAIL_TOKEN: token });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/reported run schema-2 of acme\/app as run_\w+: 5 queries, 0 new, environment env_\w+$/m);
+    expect(await storedSchema(result.stdout)).toBeUndefined();
+  });
+
   if (backend === 'pglite') {
     it('reports a file of statements, and fails clearly without the token', async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'qt-cli-'));
@@ -144,12 +193,74 @@ describe.each(BACKENDS)('querytrail ci-report with the catalog on %s', (backend)
   }
 });
 
+describe('querytrail ci-report against a hostile CI database', () => {
+  it("reads its schema (her types, her expression index) without running any of her code", async () => {
+    const hostile = await createHostileDatabase(ciServer);
+    try {
+      const before = await hostile.observe();
+      const result = await run(['ci-report', '--db', hostile.superuserUrl, '--dry-run', '--repo', 'acme/hostile', '--run-id', 'h-1']);
+      const { violations, ran } = await hostile.changesSince(before);
+      expect(violations, `planted functions that ran meanwhile: ${ran.join(', ') || 'none'}`).toEqual([]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).not.toMatch(/schema/); // (her SAVEPOINT statements are reported as unparseable)
+      const printed = ingestRunInput.parse(JSON.parse(result.stdout));
+      expect(printed.schema?.columns).toContainEqual(['mallory', 'items', 'mood', 'mallory.mood', true]);
+      expect(printed.schema?.columns).toContainEqual(['mallory', 'items', 'pair', 'mallory.pair', false]);
+      expect(printed.schema?.indexes).toContainEqual(['mallory', 'items', 'items_key', 'CREATE INDEX items_key ON mallory.items USING btree (mallory.via_index(id))', null]);
+      expect(printed.schema?.tables.map(([schema, name]) => `${schema}.${name}`)).toEqual(['mallory.canary', 'mallory.items', 'mallory.items_view', 'mallory.secrets']);
+    } finally {
+      await hostile.close();
+    }
+  }, 120_000);
+});
+
 describe('querytrail ci-report failures', () => {
   it('exits 1 with a clear message when the database cannot be reached', async () => {
     const result = await run(['ci-report', '--db', 'postgres://ci:secret-pw@127.0.0.1:9/nothing', '--api', 'http://127.0.0.1:9/api', '--repo', 'a/b', '--run-id', '1']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/cannot read pg_stat_statements of the CI database: Connection refused/);
     expect(result.stderr).not.toContain('secret-pw');
+  });
+
+  it('sends the run without the schema, with a warning, when the schema is one the API would refuse', async () => {
+    const url = await ciServer.createDatabase('long_index');
+    const words = Array.from({ length: 1200 }, (_, i) => `'word${i}'`).join(', ');
+    await ciServer.query(
+      `CREATE EXTENSION pg_stat_statements;
+       CREATE TABLE notes (id int PRIMARY KEY, body text);
+       CREATE INDEX notes_body ON notes (body) WHERE body <> ALL (ARRAY[${words}]);
+       SELECT pg_stat_statements_reset();`,
+      [],
+      'long_index',
+    );
+    await ciServer.query('SELECT body FROM notes WHERE id = 1', [], 'long_index');
+    const result = await run(['ci-report', '--db', url, '--dry-run', '--repo', 'a/b', '--run-id', '1']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/warning: the CI database's schema is not sent \(the API would refuse it: indexes\.\d+\.3: Index definition is longer than 10000 characters\)/);
+    const printed = ingestRunInput.parse(JSON.parse(result.stdout));
+    expect(printed.schema).toBeUndefined();
+    expect(printed.queries.map((q) => q.query)).toContain('SELECT body FROM notes WHERE id = $1');
+  });
+
+  it("sends the run without the schema, with a warning, when the server's body limit refuses it with the schema", async () => {
+    const url = await ciServer.createDatabase('wide');
+    await ciServer.query(
+      `CREATE EXTENSION pg_stat_statements;
+       DO $$ BEGIN FOR i IN 1..300 LOOP EXECUTE format('CREATE TABLE wide_%s (id int PRIMARY KEY, name text, created_at timestamptz)', i); END LOOP; END $$;
+       SELECT pg_stat_statements_reset();`,
+      [],
+      'wide',
+    );
+    await ciServer.query('SELECT name FROM wide_1 WHERE id = 1', [], 'wide');
+    const small = await startTestServer(await openTestServices('pglite', { maxBodyBytes: 16 * 1024 }));
+    try {
+      const result = await run(['ci-report', '--db', url, '--api', small.url, '--repo', 'acme/wide', '--run-id', 'wide-1']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/warning: the run with the CI database's schema is larger than the API accepts \(413\); sending it without the schema/);
+      expect(result.stdout).toMatch(/reported run wide-1 of acme\/wide as run_\w+: 1 queries, 0 new, no environment \(the repository is not linked; the catalog is unchanged\)$/m);
+    } finally {
+      await small.close();
+    }
   });
 
   it('exits 1 with a clear message when the API cannot be reached', async () => {

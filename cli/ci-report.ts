@@ -1,5 +1,7 @@
 // `querytrail ci-report`: reads what the CI database ran (pg_stat_statements of its own database)
-// and/or a file of statements, fingerprints it, and posts one run to the querytrail API.
+// and/or a file of statements, fingerprints it, and posts one run to the querytrail API, with the
+// CI database's schema (tables, columns, indexes) so the verdict can plan the run on production's
+// schema with the run's migrations applied.
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { scanSync } from 'libpg-query';
@@ -7,6 +9,8 @@ import { CI_LIMITS, ingestRunInput, ingestRunOutput, type CiQueryInput, type Ing
 import { fingerprintOf, formatQuery, loadParser } from '../shared/sql-fingerprint';
 import { describeIssues, issuesOf } from '../shared/errors';
 import { readDatabaseStatements, StatementsReadError } from '../analyzer/statements';
+import { readRunSchema, RunSchemaReadError } from '../analyzer/run-schema';
+import type { RunSchema } from '../shared/run-schema';
 
 export interface Io {
   out(line: string): void;
@@ -35,9 +39,11 @@ export interface ReportOptions {
   token?: string;
   dryRun?: boolean;
   timeoutMs?: number;
+  /** false: send no schema (--no-schema), not even one from a run.json. */
+  schema?: boolean;
 }
 
-type RunFields = Omit<IngestRunInput, 'queries'>;
+type RunFields = Omit<IngestRunInput, 'queries' | 'schema'>;
 
 /** What GitHub Actions says about the run; flags and a run.json override these. */
 export function githubDefaults(env: NodeJS.ProcessEnv): Partial<RunFields> {
@@ -111,7 +117,7 @@ async function fingerprinted(query: string): Promise<CiQueryInput> {
   }
 }
 
-async function readFileRun(file: string): Promise<{ fields: Partial<RunFields>; queries: CiQueryInput[] }> {
+async function readFileRun(file: string): Promise<{ fields: Partial<RunFields>; queries: CiQueryInput[]; schema?: RunSchema }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -136,10 +142,10 @@ async function readFileRun(file: string): Promise<{ fields: Partial<RunFields>; 
     const detail = describeIssues(issuesOf(checked.error, '(file)'));
     throw new CliError(`${file} is not a run or a list of queries: ${detail}`, 2);
   }
-  const { queries = [], ...fields } = checked.data;
+  const { queries = [], schema, ...fields } = checked.data;
   const completed = [];
   for (const q of queries) completed.push(q.hash ? q : { ...(await fingerprinted(q.query)), ...q });
-  return { fields, queries: completed };
+  return { fields, queries: completed, schema };
 }
 
 async function readDatabase(db: string, io: Io): Promise<CiQueryInput[]> {
@@ -154,6 +160,25 @@ async function readDatabase(db: string, io: Io): Promise<CiQueryInput[]> {
     if (error instanceof StatementsReadError) throw new CliError(`cannot read pg_stat_statements of the CI database: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * The schema is an extra: without it the verdict still plans the run on production's schema (it
+ * only misses what the run's migrations change), so a failure to read it is a warning.
+ */
+async function readSchema(db: string, io: Io): Promise<RunSchema | undefined> {
+  try {
+    return await readRunSchema(db);
+  } catch (error) {
+    // readRunSchema words database failures itself (without the password); anything else is a bug of ours
+    const reason = error instanceof RunSchemaReadError ? error.message : `unexpected failure: ${(error as Error).message}`;
+    io.err(`querytrail: warning: the CI database's schema is not sent (${reason}); the verdict will plan the queries on production's schema as it is`);
+    return undefined;
+  }
+}
+
+function describeSchema(schema: RunSchema): string {
+  return `with the CI database's schema (${schema.tables.length} tables, ${schema.indexes.length} indexes)`;
 }
 
 function describeFetchError(error: unknown): string {
@@ -171,6 +196,8 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
   await loadParser();
   const fromFile = options.file ? await readFileRun(options.file) : { fields: {}, queries: [] };
   const fromDb = options.db ? await readDatabase(options.db, io) : [];
+  const sendSchema = options.schema !== false;
+  const schema = sendSchema ? ((options.db ? await readSchema(options.db, io) : undefined) ?? fromFile.schema) : undefined;
 
   const flags: Partial<RunFields> = {};
   if (options.repo) flags.repo = options.repo;
@@ -195,7 +222,7 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
     io.err(`querytrail: warning: ${queries.length} statements; only the first ${CI_LIMITS.maxQueriesPerRun} are reported`);
     queries.length = CI_LIMITS.maxQueriesPerRun;
   }
-  const run = ingestRunInput.safeParse({ ...fields, queries });
+  const run = ingestRunInput.safeParse({ ...fields, queries, ...(schema ? { schema } : {}) });
   if (!run.success) {
     throw new CliError(`invalid run: ${describeIssues(issuesOf(run.error, '(run)'))}`, 2);
   }
@@ -204,16 +231,25 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
     return;
   }
 
-  const body = gzipSync(JSON.stringify(run.data));
   const headers: Record<string, string> = { 'content-type': 'application/json', 'content-encoding': 'gzip', accept: 'application/json' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  let response: Response;
-  try {
-    response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
-  } catch (error) {
-    throw new CliError(`cannot reach the querytrail API at ${url}: ${describeFetchError(error)}`);
+  const post = async (payload: IngestRunInput) => {
+    try {
+      const response = await fetch(url, { method: 'POST', headers, body: gzipSync(JSON.stringify(payload)), signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
+      return { response, text: await response.text() };
+    } catch (error) {
+      throw new CliError(`cannot reach the querytrail API at ${url}: ${describeFetchError(error)}`);
+    }
+  };
+  let sent = run.data;
+  let { response, text } = await post(sent);
+  if (response.status === 413 && sent.schema) {
+    // The server's body limit is its own setting: the queries matter more than the schema.
+    io.err(`querytrail: warning: the run with the CI database's schema is larger than the API accepts (413); sending it without the schema`);
+    const { schema: _schema, ...withoutSchema } = sent;
+    sent = withoutSchema;
+    ({ response, text } = await post(sent));
   }
-  const text = await response.text();
   if (!response.ok) {
     let message = text.slice(0, 500);
     try {
@@ -228,7 +264,8 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
   const result = ingestRunOutput.parse(JSON.parse(text));
   const where = result.environmentId ? `environment ${result.environmentId}` : 'no environment (the repository is not linked; the catalog is unchanged)';
   const verb = response.status === 201 ? 'reported' : 'already reported';
-  io.out(`querytrail: ${verb} run ${fields.runId} of ${fields.repo} as ${result.id}: ${result.queryCount} queries, ${result.newQueryCount} new, ${where}`);
+  const withSchema = sent.schema ? `, ${describeSchema(sent.schema)}` : '';
+  io.out(`querytrail: ${verb} run ${fields.runId} of ${fields.repo} as ${result.id}: ${result.queryCount} queries, ${result.newQueryCount} new, ${where}${withSchema}`);
   for (const rejected of result.rejected) {
     io.err(`querytrail: warning: query ${rejected.index} rejected: ${rejected.reason}`);
   }

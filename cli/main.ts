@@ -15,6 +15,8 @@ and/or a file of statements, fingerprints them and posts one CI run to querytrai
   --branch NAME   branch                                   [GITHUB_HEAD_REF or GITHUB_REF_NAME]
   --sha SHA       commit                                                   [GITHUB_SHA]
   --pr N          pull request number                        [from GITHUB_REF refs/pull/N/merge]
+  --no-schema     do not send the CI database's schema (tables, columns, indexes; sent with --db
+                  so the verdict plans the run with its migrations applied)
   --dry-run       print the run as JSON instead of posting it
   --timeout MS    give up on the API after this long (default 60000)
 
@@ -47,6 +49,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
         sha: { type: 'string' },
         pr: { type: 'string' },
         'dry-run': { type: 'boolean' },
+        'no-schema': { type: 'boolean' },
         timeout: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -69,6 +72,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
         pr: values.pr,
         token: env.QUERYTRAIL_TOKEN || undefined,
         dryRun: values['dry-run'],
+        schema: !values['no-schema'],
         timeoutMs,
       },
       env,

@@ -14,6 +14,12 @@ export interface Config {
   allowedHosts: string[];
   /** Largest accepted request body, in bytes (after gzip inflation). */
   maxBodyBytes: number;
+  /** A production snapshot (schema + statistics) older than this is read again before a CI run is planned. */
+  snapshotMaxAgeSeconds: number;
+  /** Shadow servers kept started between analyses (0: each analysis starts and stops its own). */
+  warmShadows: number;
+  /** A warm shadow unused this long is stopped. */
+  warmShadowIdleSeconds: number;
 }
 
 function port(value: string | undefined, fallback: number, name: string): number {
@@ -21,6 +27,13 @@ function port(value: string | undefined, fallback: number, name: string): number
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number, got "${value}"`);
   return n;
+}
+
+function count(value: string | undefined, fallback: number, name: string): number {
+  const raw = value?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, got "${value}"`);
+  return Number(raw);
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -38,6 +51,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((name) => name.trim().toLowerCase())
       .filter(Boolean),
     maxBodyBytes: Number(env.MAX_BODY_BYTES) > 0 ? Number(env.MAX_BODY_BYTES) : 5 * 1024 * 1024,
+    snapshotMaxAgeSeconds: count(env.SNAPSHOT_MAX_AGE_SECONDS, 3600, 'SNAPSHOT_MAX_AGE_SECONDS'),
+    warmShadows: count(env.WARM_SHADOWS, 2, 'WARM_SHADOWS'),
+    warmShadowIdleSeconds: count(env.WARM_SHADOW_IDLE_SECONDS, 600, 'WARM_SHADOW_IDLE_SECONDS'),
   };
 }
 

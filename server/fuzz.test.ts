@@ -54,6 +54,7 @@ interface Schema {
   maxItems?: number;
   pattern?: string;
   format?: string;
+  anyOf?: Schema[];
 }
 
 /** What the seeded store holds, so that everything but the one bad value can be right. */
@@ -148,7 +149,8 @@ function validObject(schema: Schema, known: Known, target: Target): Record<strin
 
 /** A value the field must refuse, whatever else the request holds. */
 function invalidValue(r: Random, name: string, schema: Schema, known: Known, target: Target): unknown {
-  const pool: unknown[] = [DEEP, null];
+  // null is a value a nullable field accepts (it clears it), not a malformed one
+  const pool: unknown[] = schema.anyOf?.some((s) => s.type === 'null') ? [DEEP] : [DEEP, null];
   const type = schema.enum ? 'string' : (schema.type ?? 'string');
   if (type === 'string') {
     pool.push(123, true, [], {}, ...NUL_AND_SURROGATES);

@@ -5,6 +5,7 @@ import { createApp } from './app';
 import { openServices } from './services';
 import { makeDataDirPrivate } from './private-files';
 import { startAnalyzer } from '../analyzer/app';
+import { closeWarmShadows } from './verdict/shadows';
 
 // Whatever this process and its children create (the store, the key, scratch clusters) is private
 // to its user; what an older version left readable under DATA_DIR is made private too.
@@ -41,7 +42,7 @@ if (analyzer) console.log(`  analyzer: ${analyzer.url}`);
 
 const shutdown = () => {
   server.close();
-  void Promise.all([analyzer?.close(), services.store.close()]).finally(() => process.exit(0));
+  void Promise.all([analyzer?.close(), services.store.close(), closeWarmShadows()]).finally(() => process.exit(0));
 };
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);

@@ -36,6 +36,14 @@ export const plannedQuerySchema = z.object({
   planAfter: planNodeSchema.nullable().meta({ description: 'The plan with every recommendation in place' }),
   recommendations: z.array(recommendationSchema),
   error: z.string().nullable(),
+  indexesUsed: z
+    .array(z.string())
+    .default([])
+    .meta({ description: 'Indexes the plan reads (schema.name), recommendations not applied' }),
+  tablesUsed: z
+    .array(z.string())
+    .default([])
+    .meta({ description: 'Tables the plan reads (schema.name)' }),
 });
 export type PlannedQuery = z.infer<typeof plannedQuerySchema>;
 
@@ -58,7 +66,8 @@ export const analysisStatusSchema = z.object({
 });
 export type AnalysisStatus = z.infer<typeof analysisStatusSchema>;
 
-export const queryAnalysisSchema = plannedQuerySchema.extend({ analysisId: z.string(), analyzedAt: isoDate });
+// Stored per Analyze without the plan's objects (query_analyses has no columns for them).
+export const queryAnalysisSchema = plannedQuerySchema.omit({ indexesUsed: true, tablesUsed: true }).extend({ analysisId: z.string(), analyzedAt: isoDate });
 export type QueryAnalysis = z.infer<typeof queryAnalysisSchema>;
 
 export const RUN_CHANGES = ['cost_rose', 'gained_recommendation', 'new_query'] as const;

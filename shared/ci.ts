@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { isoDate } from './dates';
 import { environmentSummary, hashSchema, pathParam } from './environments';
+import { VERDICT_STATUSES } from './policy';
+import { runSchemaSchema } from './run-schema';
 import { idSchema, INT32_MAX, isPlainLine, jsonNumber, lineText, repoSchema, sqlText } from './validation';
 
 /**
@@ -71,6 +73,9 @@ export const ingestRunInput = z.object({
   queries: z
     .array(ciQueryInput)
     .max(CI_LIMITS.maxQueriesPerRun, `A run may carry at most ${CI_LIMITS.maxQueriesPerRun} queries`),
+  schema: runSchemaSchema
+    .optional()
+    .meta({ description: "The CI database's tables, columns and indexes (ci-report --db sends them): the verdict plans the run's queries with its differences from production applied" }),
 });
 export type IngestRunInput = z.infer<typeof ingestRunInput>;
 
@@ -103,6 +108,7 @@ export const ciRunSummary = z.object({
   queryCount: z.number().int(),
   newQueryCount: z.number().int(),
   environment: runEnvironment.nullable().meta({ description: 'The environment the run was tagged with; null when untagged' }),
+  verdictStatus: z.enum(VERDICT_STATUSES).meta({ description: "The status of the run's verdict (GET /ci/runs/{id}/verdict has the rest)" }),
 });
 export type CiRunSummary = z.infer<typeof ciRunSummary>;
 

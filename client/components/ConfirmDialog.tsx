@@ -10,10 +10,24 @@ interface ConfirmDialogProps {
   onConfirm: () => void;
   onCancel: () => void;
   pending?: boolean;
+  /** What the confirm button says while the action runs. */
+  pendingLabel?: string;
+  /** 'danger' for destructive actions (the default), 'primary' for others. */
+  confirmTone?: 'danger' | 'primary';
   error?: ReactNode;
 }
 
-export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCancel, pending = false, error }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+  pending = false,
+  pendingLabel = 'Deleting…',
+  confirmTone = 'danger',
+  error,
+}: ConfirmDialogProps) {
   const titleId = useId();
   const bodyId = useId();
   const dialogRef = useRef<HTMLDivElement>(null);
@@ -67,8 +81,8 @@ export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCanc
           <button ref={cancelRef} type="button" className="button" onClick={onCancel} disabled={pending}>
             Cancel
           </button>
-          <button type="button" className="button button-danger" onClick={onConfirm} disabled={pending}>
-            {pending ? 'Deleting…' : confirmLabel}
+          <button type="button" className={`button button-${confirmTone}`} onClick={onConfirm} disabled={pending}>
+            {pending ? pendingLabel : confirmLabel}
           </button>
         </div>
       </div>

@@ -1,6 +1,6 @@
 // Labelled form controls with their error beside them (aria-invalid + aria-describedby, so
 // assistive technology reads the message with the field).
-import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
+import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 
 /** What every control of a field carries: its id for the label, and its error or hint described. */
 interface ControlProps {
@@ -58,6 +58,32 @@ export function TextField({ label, value, onChange, error, hint, ...rest }: Text
   return (
     <Field label={label} error={error} hint={hint}>
       {(control) => <input {...control} value={value} onChange={(event) => onChange(event.target.value)} {...rest} />}
+    </Field>
+  );
+}
+
+type TextAreaFieldProps = Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'id' | 'onChange' | 'value'> & {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+  hint?: ReactNode;
+  /** For code-like values (hashes, SQL): a fixed-width font. */
+  monospace?: boolean;
+};
+
+export function TextAreaField({ label, value, onChange, error, hint, monospace = false, ...rest }: TextAreaFieldProps) {
+  return (
+    <Field label={label} error={error} hint={hint}>
+      {(control) => (
+        <textarea
+          {...control}
+          className={monospace ? 'input textarea textarea-mono' : 'input textarea'}
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+          {...rest}
+        />
+      )}
     </Field>
   );
 }

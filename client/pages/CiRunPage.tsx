@@ -1,10 +1,12 @@
-// One CI run, what changed in it under production statistics, and the queries it reported.
+// One CI run: its verdict first, then what changed in it under production statistics, and the
+// queries it reported.
 import { Link, useParams } from 'react-router-dom';
 import { RunChanges } from '../components/analysis/RunChanges';
 import { RejectedQueries, RunQueries } from '../components/ci/RunQueries';
 import { EnvironmentBadge, RunContext } from '../components/ci/RunSummary';
 import { RelativeTime } from '../components/RelativeTime';
 import { Loading, LoadFailure } from '../components/States';
+import { RunVerdict } from '../components/verdict/RunVerdict';
 import { retryUnlessNotFound } from '../lib/queries';
 import { trpc } from '../trpc';
 
@@ -39,6 +41,7 @@ export function CiRunPage() {
               ) : null}
             </div>
           </header>
+          <RunVerdict runId={run.data.id} envId={run.data.environment?.id ?? null} />
           <RejectedQueries rejected={run.data.rejected} />
           <RunChanges runId={run.data.id} envId={run.data.environment?.id ?? null} />
           <RunQueries run={run.data} />

@@ -1,4 +1,5 @@
-// CI runs, newest first. A run of a linked repository carries its environment's name as a badge.
+// CI runs, newest first. A run of a linked repository carries its environment's name as a badge,
+// and its verdict beside it.
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { Badge } from '../components/Badge';
@@ -6,12 +7,14 @@ import { EnvironmentBadge, RunContext } from '../components/ci/RunSummary';
 import { RelativeTime } from '../components/RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { TableHead } from '../components/TableHead';
+import { VerdictBadge } from '../components/verdict/VerdictBadge';
 import { runPath } from '../lib/paths';
 import { nextOffset } from '../lib/queries';
 import { formatNumber } from '../lib/time';
 import { trpc } from '../trpc';
 
 const PAGE_SIZE = 50;
+const PENDING_REFRESH_MS = 3000;
 const COLUMNS = ['Repository', { label: 'Queries', className: 'numeric' }, 'Received'];
 
 export function CiRunsPage() {
@@ -21,7 +24,8 @@ export function CiRunsPage() {
     initialPageParam: 0,
     queryFn: ({ pageParam, signal }) => utils.client.ci.list.query({ limit: PAGE_SIZE, offset: pageParam }, { signal }),
     getNextPageParam: nextOffset(PAGE_SIZE),
-    refetchInterval: 30_000,
+    // a run being analyzed gets its verdict within seconds: ask again sooner while one is pending
+    refetchInterval: (query) => (query.state.data?.pages.some((page) => page.some((run) => run.verdictStatus === 'pending')) ? PENDING_REFRESH_MS : 30_000),
   });
   const rows = runs.data?.pages.flat() ?? [];
 
@@ -56,6 +60,7 @@ export function CiRunsPage() {
                             {run.repo}
                           </Link>
                           <EnvironmentBadge environment={run.environment} />
+                          {run.environment ? <VerdictBadge status={run.verdictStatus} /> : null}
                         </div>
                         <RunContext run={run} />
                       </td>

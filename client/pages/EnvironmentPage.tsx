@@ -1,10 +1,13 @@
-// One environment: its connections, linked repositories, query analysis, query catalog, and deletion.
+// One environment: its connections, linked repositories, query analysis, CI policy and acknowledged
+// queries, query catalog, and deletion.
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { Card } from '../components/Card';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { AcknowledgedQueries } from '../components/env/AcknowledgedQueries';
 import { AnalysisSection } from '../components/env/AnalysisSection';
 import { ConnectionsSection } from '../components/env/ConnectionsSection';
+import { PolicySection } from '../components/env/PolicySection';
 import { QueryCatalog } from '../components/env/QueryCatalog';
 import { ReposSection } from '../components/env/ReposSection';
 import { RelativeTime } from '../components/RelativeTime';
@@ -100,6 +103,10 @@ export function EnvironmentPage() {
         <ReposSection env={data} />
       </div>
       <AnalysisSection env={data} />
+      <div className="two-columns">
+        <PolicySection envId={data.id} />
+        <AcknowledgedQueries envId={data.id} />
+      </div>
       <QueryCatalog envId={data.id} />
       <DeleteEnvironment env={data} />
     </div>

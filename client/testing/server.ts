@@ -7,6 +7,8 @@ export interface ApiServer {
   url: string;
   /** The real analyzer, when started with { analyzer: true }. */
   analyzerUrl?: string;
+  /** A real PostgreSQL database with 20,000 orders (test/support/shop.ts), when started with { production: true }. */
+  productionUrl?: string;
   trpcUrl: string;
   /** A REST call as curl would make it, for arranging data. */
   api<T = unknown>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }>;
@@ -15,21 +17,23 @@ export interface ApiServer {
 
 const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'api-server.ts');
 
-export async function startApiServer({ analyzer = false } = {}): Promise<ApiServer> {
-  const args = ['--import', 'tsx', script, ...(analyzer ? ['--analyzer'] : [])];
+export async function startApiServer({ analyzer = false, production = false } = {}): Promise<ApiServer> {
+  const args = ['--import', 'tsx', script, ...(analyzer ? ['--analyzer'] : []), ...(production ? ['--production'] : [])];
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  const { url, analyzerUrl } = await new Promise<{ url: string; analyzerUrl?: string }>((resolve, reject) => {
+  type Started = { url: string; analyzerUrl?: string; productionUrl?: string };
+  const { url, analyzerUrl, productionUrl } = await new Promise<Started>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line) as { url: string; analyzerUrl?: string });
+      if (line) resolve(JSON.parse(line) as Started);
     });
     child.on('exit', (code) => reject(new Error(`API server exited with ${code}`)));
   });
   return {
     url,
     analyzerUrl,
+    productionUrl,
     trpcUrl: `${url}/trpc`,
     async api<T>(method: string, route: string, body?: unknown) {
       const response = await fetch(`${url}/api${route}`, {

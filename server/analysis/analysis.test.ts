@@ -5,6 +5,7 @@ import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type Tes
 import { startPostgres, type PostgresServer } from '../../test/support/postgres';
 import { BY_CUSTOMER, BY_ID, REFUNDS, createShopDatabase } from '../../test/support/shop';
 import { waitForAnalysis } from './jobs';
+import { snapshotInProgress } from '../verdict/snapshots';
 
 let production: PostgresServer;
 let productionUrl: string;
@@ -136,6 +137,10 @@ describe.each(BACKENDS)('query analysis with production statistics (%s)', (backe
       [],
       'shop',
     );
+    // Analyze plans against the current snapshot of production; a change there is read on demand
+    const refreshed = await api(`/env/${env}/snapshot`, { method: 'POST' });
+    expect(refreshed.status).toBe(202);
+    await snapshotInProgress(env);
     await analyze(env);
     const grown = await ingest('3', 'main', [BY_CUSTOMER, BY_ID]);
     const rose = (await api(`/ci/runs/${grown}/analysis`)).body;

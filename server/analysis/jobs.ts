@@ -1,20 +1,34 @@
 // "Analyze" for an environment: a background job that plans every catalog query with the
 // statistics of the environment's production connection (advisor/) and stores plans, costs and
-// index recommendations. The production database is only read; see advisor/README.md.
+// index recommendations. The production database is only read; see advisor/README.md. Plans come
+// through the analysis cache the CI verdicts use (verdict/cache.ts): against the current production
+// snapshot, only queries not planned on it yet are planned again.
 import { and, eq, sql } from 'drizzle-orm';
-import { analyzeQueries, type AnalysisProgress, type AnalysisResult } from '../../advisor/index';
+import { rankIndexes, type ShadowSlots } from '../../advisor/index';
 import { redactConnectionString } from '../../gateway/index';
-import type { AnalysisStatus } from '../../shared/analysis';
+import type { AnalysisStatus, PlannedQuery } from '../../shared/analysis';
 import { analysisRuns, catalogQueries } from '../db/schema';
 import type { Db } from '../db/store';
 import { isUniqueViolation } from '../errors';
 import { newId } from '../ids';
 import type { Services } from '../trpc';
 import { requireProductionConnections } from '../domain/connections';
+import { planCached } from '../verdict/cache';
+import { warmShadows } from '../verdict/shadows';
+import { currentSnapshot } from '../verdict/snapshots';
 import { toStatus } from './results';
 import { copyCostsToRuns } from './run-costs';
 
-type AnalyzeFn = typeof analyzeQueries;
+interface AnalysisResult {
+  queries: PlannedQuery[];
+  indexes: ReturnType<typeof rankIndexes>;
+  warnings: string[];
+}
+
+export interface AnalysisOptions {
+  /** Shadow slots to plan in (tests); default the process-wide ones. */
+  slots?: ShadowSlots;
+}
 
 /** Jobs still running in this process, so tests (and shutdown) can wait for them. */
 const running = new Map<string, Promise<void>>();
@@ -36,7 +50,7 @@ async function readStatus(db: Db, id: string): Promise<AnalysisStatus> {
 export async function startAnalysis(
   services: Services,
   environmentId: string,
-  analyze: AnalyzeFn = analyzeQueries,
+  options: AnalysisOptions = {},
 ): Promise<{ status: AnalysisStatus; created: boolean }> {
   const { db } = services.store;
   const [production] = await requireProductionConnections(db, services.secrets, environmentId, 'so its planner statistics can be used');
@@ -53,15 +67,16 @@ export async function startAnalysis(
     throw error;
   }
   const status = await readStatus(db, id); // read before the job can move it on
-  const job = runAnalysis(db, id, environmentId, production.connectionString, analyze).finally(() => running.delete(id));
+  const job = runAnalysis(services, id, environmentId, production.connectionString, options).finally(() => running.delete(id));
   running.set(id, job);
   return { status, created: true };
 }
 
-async function runAnalysis(db: Db, id: string, environmentId: string, source: string, analyze: AnalyzeFn): Promise<void> {
+async function runAnalysis(services: Services, id: string, environmentId: string, source: string, options: AnalysisOptions): Promise<void> {
+  const { db } = services.store;
   let lastWrite = 0;
   let pending: Promise<unknown> = Promise.resolve();
-  const report = (p: AnalysisProgress | { phase: string; done: number; total: number }, force = false) => {
+  const report = (p: { phase: string; done: number; total: number }, force = false) => {
     const now = Date.now();
     if (!force && now - lastWrite < 250) return;
     lastWrite = now;
@@ -77,11 +92,27 @@ async function runAnalysis(db: Db, id: string, environmentId: string, source: st
       .where(eq(catalogQueries.environmentId, environmentId));
     let result: AnalysisResult = { queries: [], indexes: [], warnings: [] };
     if (queries.length > 0) {
-      result = await analyze({
-        source,
+      report({ phase: 'snapshot', done: 0, total: 1 }, true);
+      const snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000 });
+      const cached = await planCached(db, {
+        environmentId,
+        snapshotId: snapshot.id,
+        snapshot: snapshot.snapshot,
+        digest: '',
         queries: queries.map((q) => ({ hash: q.hash, query: q.query, calls: q.calls ?? undefined })),
-        options: { onProgress: (p) => report(p) },
+        withPlans: true,
+        shadows: warmShadows(services.config),
+        slots: options.slots,
+        onProgress: (done, total) => report({ phase: 'queries', done, total }),
       });
+      const planned: PlannedQuery[] = queries.flatMap((q) => {
+        const p = cached.plans.get(q.hash);
+        if (!p) return [];
+        const { plannedAt: _plannedAt, ...plan } = p;
+        return [plan];
+      });
+      // The ranking weighs every cached recommendation by the catalog's production calls (planCached did).
+      result = { queries: planned, indexes: rankIndexes(planned), warnings: cached.warnings };
     }
     report({ phase: 'saving', done: queries.length, total: queries.length }, true);
     await pending;
@@ -141,11 +172,19 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
   });
 }
 
-/** Analyses interrupted by a restart will never finish: say so instead of showing them running forever. */
+/**
+ * Analyses interrupted by a restart will never finish: say so instead of showing them running
+ * forever. A CI run's verdict analysis too: its verdict then reads unavailable, with this reason.
+ */
 export async function failInterruptedAnalyses(db: Db): Promise<void> {
   await db.execute(
     sql`UPDATE analysis_runs SET status = 'failed', phase = 'failed', finished_at = now(),
           error = 'Interrupted: the server stopped while this analysis ran; start it again'
         WHERE status = 'running'`,
+  );
+  await db.execute(
+    sql`UPDATE ci_run_analyses SET status = 'failed', analyzed_at = now(),
+          reason = 'Interrupted: the server stopped while this run was analyzed'
+        WHERE status = 'pending'`,
   );
 }

@@ -7,7 +7,8 @@
 //   3. BEGIN; INSERT the run ... ON CONFLICT DO NOTHING (a concurrent twin waits for ours, then
 //      does nothing and reads ours); one statement that inserts the run's queries, upserts them
 //      into the catalog (upsert.ts: ci_run_count + 1 under the row lock, hash order) and records
-//      how many were new; COMMIT.
+//      how many were new; the CI database's schema when the run carries one; COMMIT.
+import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { IngestRunInput, IngestRunOutput, RejectedQuery } from '../../shared/ci';
 import type { Db } from '../db/store';
@@ -78,6 +79,15 @@ export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestRe
         const twin = await findRun(tx, input.repo, input.runId);
         if (!twin) throw new Error('CI run vanished between conflict and read');
         return toResult(twin, false);
+      }
+
+      if (input.schema) {
+        // The CI database's schema, stored with the run so its verdict can plan against it.
+        const json = JSON.stringify(input.schema);
+        await tx.execute(
+          sql`INSERT INTO ci_run_schemas (run_id, digest, schema)
+              VALUES (${id}, ${createHash('sha256').update(json).digest('hex')}, ${json}::jsonb)`,
+        );
       }
 
       const environmentId = inserted.environment_id;

@@ -1,8 +1,9 @@
 // The app's own store. Timestamps are timestamptz and leave the API as ISO 8601 UTC.
 import { sql } from 'drizzle-orm';
-import { bigint, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, doublePrecision, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { IndexRecommendation, Recommendation } from '../../shared/analysis';
 import type { PlanNode } from '../../shared/plan';
+import type { RunSchema } from '../../shared/run-schema';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -12,6 +13,9 @@ export const environments = pgTable(
     id: text('id').primaryKey(),
     name: text('name').notNull(),
     slug: text('slug').notNull(),
+    // The CI verdict policy as stored; read through policySchema.parse so '{}' (and any field added
+    // later) reads as the defaults.
+    policy: jsonb('policy').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -170,4 +174,123 @@ export const queryAnalyses = pgTable(
     analyzedAt: timestamp('analyzed_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.environmentId, t.hash] })],
+);
+
+/**
+ * A query whose verdict findings were accepted: they stay listed but stop counting toward the
+ * status until the query's cost moves by more than the policy's percentage from `cost`.
+ */
+export const queryAcknowledgements = pgTable(
+  'query_acknowledgements',
+  {
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+    note: text('note'),
+    cost: doublePrecision('cost'),
+    acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.environmentId, t.hash] })],
+);
+
+/** Production's schema and statistics as read at one moment: what CI runs are planned against. */
+export const productionSnapshots = pgTable(
+  'production_snapshots',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    connectionId: text('connection_id').notNull(),
+    readAt: timestamp('read_at', { withTimezone: true, mode: 'date' }).notNull(),
+    // sha256 of the snapshot's JSON
+    digest: text('digest').notNull(),
+    // the advisor's SourceSnapshot
+    snapshot: jsonb('snapshot').$type<unknown>().notNull(),
+  },
+  (t) => [index('production_snapshots_environment_idx').on(t.environmentId, t.readAt.desc())],
+);
+
+/**
+ * The analysis cache: one query planned on one snapshot with one set of schema differences applied
+ * (`schema_digest` '' for production's own schema), so a query is never planned twice against it.
+ */
+export const queryPlans = pgTable(
+  'query_plans',
+  {
+    environmentId: text('environment_id').notNull(),
+    snapshotId: text('snapshot_id')
+      .notNull()
+      .references(() => productionSnapshots.id, { onDelete: 'cascade' }),
+    schemaDigest: text('schema_digest').notNull(),
+    hash: text('hash').notNull(),
+    cost: doublePrecision('cost'),
+    planShape: text('plan_shape'),
+    plan: jsonb('plan').$type<PlanNode>(),
+    planAfter: jsonb('plan_after').$type<PlanNode>(),
+    // schema-qualified names, from the plan without recommendations applied
+    indexesUsed: jsonb('indexes_used').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    tablesUsed: jsonb('tables_used').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    recommendations: jsonb('recommendations').$type<Recommendation[]>().notNull().default(sql`'[]'::jsonb`),
+    error: text('error'),
+    plannedAt: timestamp('planned_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.environmentId, t.snapshotId, t.schemaDigest, t.hash] })],
+);
+
+/** The CI database's schema a run was posted with (tables, columns, indexes). */
+export const ciRunSchemas = pgTable('ci_run_schemas', {
+  runId: text('run_id')
+    .primaryKey()
+    .references(() => ciRuns.id, { onDelete: 'cascade' }),
+  // sha256 of the schema's JSON
+  digest: text('digest').notNull(),
+  schema: jsonb('schema').$type<RunSchema>().notNull(),
+});
+
+/** The background analysis behind a CI run's verdict. A run without a row has no verdict to wait for. */
+export const ciRunAnalyses = pgTable(
+  'ci_run_analyses',
+  {
+    runId: text('run_id')
+      .primaryKey()
+      .references(() => ciRuns.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'done', 'failed', 'unavailable'] }).notNull(),
+    reason: text('reason'),
+    snapshotId: text('snapshot_id'),
+    // Fixed when the run is analyzed, so a later policy change does not re-judge old runs.
+    baselineRunId: text('baseline_run_id'),
+    schemaDigest: text('schema_digest').notNull().default(''),
+    droppedIndexes: jsonb('dropped_indexes').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    runNotes: jsonb('run_notes').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    done: integer('done').notNull().default(0),
+    total: integer('total').notNull().default(0),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    analyzedAt: timestamp('analyzed_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    // A second foreign key to ci_runs: drizzle names it after the column unless told.
+    foreignKey({ name: 'ci_run_analyses_baseline_run_id_fk', columns: [t.baselineRunId], foreignColumns: [ciRuns.id] }).onDelete('set null'),
+  ],
+);
+
+/** Each query of an analyzed CI run: its cost with the run's schema applied, beside the baseline's. */
+export const ciRunQueryPlans = pgTable(
+  'ci_run_query_plans',
+  {
+    runId: text('run_id')
+      .notNull()
+      .references(() => ciRuns.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+    cost: doublePrecision('cost'),
+    inBaseline: boolean('in_baseline').notNull().default(false),
+    baselineCost: doublePrecision('baseline_cost'),
+    recommendations: jsonb('recommendations').$type<Recommendation[]>().notNull().default(sql`'[]'::jsonb`),
+    // indexes the query's production plan uses (schema-qualified), for lost_index
+    indexesUsed: jsonb('indexes_used').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    schemaNotes: jsonb('schema_notes').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    error: text('error'),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.hash] })],
 );

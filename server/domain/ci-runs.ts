@@ -3,17 +3,28 @@
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { CiRunDetail, CiRunSummary, IngestRunInput, listRunsInput } from '../../shared/ci';
+import type { VerdictStatus } from '../../shared/policy';
 import { copyCostsToRuns } from '../analysis/run-costs';
 import { ingestRun, type IngestResult } from '../catalog/ingest';
 import { ciRunQueries, ciRuns, environments } from '../db/schema';
 import type { Db } from '../db/store';
 import { notFound } from '../errors';
+import { readVerdictStatuses } from '../verdict/read';
+import { scheduleRunVerdict } from '../verdict/jobs';
+import type { Services } from '../trpc';
 import type { Page } from './paging';
 
-/** Stores one run (idempotent on repo and run id); a new tagged run's queries get their known costs. */
-export async function recordCiRun(db: Db, input: IngestRunInput): Promise<IngestResult> {
+/**
+ * Stores one run (idempotent on repo and run id); a new tagged run's queries get their known costs,
+ * and its verdict analysis starts in the background (the answer does not wait for it).
+ */
+export async function recordCiRun(services: Services, input: IngestRunInput): Promise<IngestResult> {
+  const { db } = services.store;
   const result = await ingestRun(db, input);
-  if (result.created && result.environmentId) await copyCostsToRuns(db, { runId: result.id });
+  if (result.created && result.environmentId) {
+    await copyCostsToRuns(db, { runId: result.id });
+    await scheduleRunVerdict(services, result.id);
+  }
   return result;
 }
 
@@ -49,12 +60,17 @@ interface SummaryRow {
   environmentSlug: string | null;
 }
 
-function toSummary({ environmentId, environmentName, environmentSlug, startedAt, createdAt, ...run }: SummaryRow): CiRunSummary {
+function toSummary(
+  { environmentId, environmentName, environmentSlug, startedAt, createdAt, ...run }: SummaryRow,
+  statuses: ReadonlyMap<string, VerdictStatus>,
+): CiRunSummary {
   return {
     ...run,
     startedAt: startedAt?.toISOString() ?? null,
     createdAt: createdAt.toISOString(),
     environment: environmentId ? { id: environmentId, name: environmentName!, slug: environmentSlug! } : null,
+    // a run deleted between the two reads has no verdict to wait for
+    verdictStatus: statuses.get(run.id) ?? 'unavailable',
   };
 }
 
@@ -86,7 +102,8 @@ export async function listRuns(db: Db, input: z.infer<typeof listRunsInput>): Pr
       .offset(input.offset),
     countRuns(db, input),
   ]);
-  return { rows: rows.map(toSummary), total };
+  const statuses = await readVerdictStatuses(db, rows.map((row) => row.id));
+  return { rows: rows.map((row) => toSummary(row, statuses)), total };
 }
 
 /** One run with its rejections and its queries, the most called first. */
@@ -108,6 +125,7 @@ export async function readRun(db: Db, id: string): Promise<CiRunDetail> {
     .from(ciRunQueries)
     .where(eq(ciRunQueries.runId, run.id))
     .orderBy(sql`${ciRunQueries.calls} DESC NULLS LAST`, asc(ciRunQueries.hash));
+  const statuses = await readVerdictStatuses(db, [run.id]);
   const { rejected, ...summary } = run;
-  return { ...toSummary(summary), rejected, queries };
+  return { ...toSummary(summary, statuses), rejected, queries };
 }

@@ -2,7 +2,9 @@
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { ciRunDetail, ciRunSummary, getRunInput, ingestRunInput, ingestRunOutput, listRunsInput } from '../../shared/ci';
+import { verdictInput, verdictSchema } from '../../shared/policy';
 import { countRuns, listRuns, readRun, recordCiRun } from '../domain/ci-runs';
+import { readVerdict } from '../verdict/read';
 import { publicProcedure } from '../trpc';
 import { rowsWithTotal } from './paging';
 
@@ -25,7 +27,7 @@ export const ciRouter = {
     .input(ingestRunInput)
     .output(ingestRunOutput)
     .mutation(async ({ ctx, input }) => {
-      const { created, ...result } = await recordCiRun(ctx.store.db, input);
+      const { created, ...result } = await recordCiRun(ctx, input);
       if (!created) ctx.response.status = 200;
       return result;
     }),
@@ -55,4 +57,20 @@ export const ciRouter = {
     .input(getRunInput)
     .output(ciRunDetail)
     .query(({ ctx, input }) => readRun(ctx.store.db, input.id)),
+
+  verdict: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/ci/runs/{id}/verdict',
+        tags: TAG,
+        summary: "Read a CI run's verdict",
+        description:
+          "pass, warn or fail by the environment's policy once the run is analyzed (computed from the current policy and " +
+          'acknowledgements); pending until then; unavailable, with the reason, when no verdict can be given (never blocking).',
+      },
+    })
+    .input(verdictInput)
+    .output(verdictSchema)
+    .query(({ ctx, input }) => readVerdict(ctx.store.db, input.id)),
 } satisfies TRPCRouterRecord;

@@ -3,6 +3,8 @@ import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { createEnvironmentInput, envIdInput, environmentDetail, environmentSummary, idOutput, updateEnvironmentInput } from '../../shared/environments';
 import { createEnvironment, deleteEnvironment, listEnvironments, readEnvironment, updateEnvironment } from '../domain/environments';
+import { snapshotRefreshSchema } from '../../shared/snapshot';
+import { refreshSnapshot } from '../verdict/snapshots';
 import { publicProcedure } from '../trpc';
 
 const TAG = ['Environments'];
@@ -40,4 +42,19 @@ export const environmentsRouter = {
     .input(envIdInput)
     .output(z.void())
     .mutation(({ ctx, input }) => deleteEnvironment(ctx.store.db, input.id)),
+
+  refreshSnapshot: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/env/{id}/snapshot',
+        tags: TAG,
+        summary: "Read production's schema and statistics again now, for the CI runs' verdicts (runs in the background)",
+        description: 'Otherwise they are read again when older than SNAPSHOT_MAX_AGE_SECONDS. 409 when the environment has no production connection.',
+      },
+      successStatus: 202,
+    })
+    .input(envIdInput)
+    .output(snapshotRefreshSchema)
+    .mutation(({ ctx, input }) => refreshSnapshot(ctx, input.id)),
 } satisfies TRPCRouterRecord;

@@ -4,6 +4,7 @@ import { catalogRouter } from './catalog';
 import { ciRouter } from './ci';
 import { connectionsRouter } from './connections';
 import { environmentsRouter } from './environments';
+import { policyRouter } from './policy';
 import { reposRouter } from './repos';
 
 export const appRouter = router({
@@ -13,6 +14,7 @@ export const appRouter = router({
   queries: catalogRouter,
   analysis: analysisRouter,
   ci: ciRouter,
+  policy: policyRouter,
 });
 
 /** The type the SPA and internal tools import for typed calls. */

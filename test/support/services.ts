@@ -10,6 +10,7 @@ import { createApp } from '../../server/app';
 import { readConfig, type Config } from '../../server/config';
 import { openStore } from '../../server/db/store';
 import { createSecrets } from '../../server/secrets';
+import { closeWarmShadows } from '../../server/verdict/shadows';
 import type { Services } from '../../server/trpc';
 import { startPostgres, type PostgresServer } from './postgres';
 
@@ -72,6 +73,7 @@ export async function startTestServer(services: Services, options: { clientDir?:
     services,
     close: async () => {
       await new Promise<void>((resolve) => http.close(() => resolve()));
+      await closeWarmShadows();
       await services.store.close();
       rmSync(services.config.dataDir, { recursive: true, force: true });
     },

@@ -15,7 +15,7 @@ import { EmptyState } from '../States';
 const HELPED_SHOWN = 5;
 
 /** A catalog query by its SQL on one line (its fingerprint until that loads), linking to its page. */
-function QueryLink({ envId, hash }: { envId: string; hash: string }) {
+export function QueryLink({ envId, hash }: { envId: string; hash: string }) {
   const query = trpc.queries.get.useQuery({ id: envId, hash }, { staleTime: 60_000, retry: false });
   const sql = query.data ? oneLine(query.data.formattedQuery) : undefined;
   return (

@@ -1,0 +1,186 @@
+// The environment's policy: what its CI runs are compared with, the thresholds of each finding,
+// and whether each kind of finding fails a run, warns, or is off. Checked with the same zod
+// schemas the server applies; the server's messages show beside their fields too.
+import { useEffect, useState } from 'react';
+import { useLocation } from 'react-router-dom';
+import {
+  branchNameSchema,
+  CONDITION_MODES,
+  FINDING_KINDS,
+  ignoredHashesSchema,
+  policyPatchSchema,
+  type ConditionMode,
+  type FindingKind,
+  type Policy,
+} from '../../../shared/policy';
+import { useMutationForm } from '../../hooks/useMutationForm';
+import { validate } from '../../lib/errors';
+import { retryUnlessNotFound } from '../../lib/queries';
+import { trpc } from '../../trpc';
+import { Card } from '../Card';
+import { FormError, SelectField, SubmitButton, TextAreaField, TextField } from '../Field';
+import { ErrorState, Loading } from '../States';
+import { KIND_LABELS } from '../verdict/Findings';
+
+const MODE_OPTIONS = CONDITION_MODES.map((mode) => ({ value: mode, label: { fail: 'Fail the run', warn: 'Warn', off: 'Off' }[mode] }));
+
+/** A number field's text as the schema sees it: empty is not a number (not 0). */
+const numberOf = (text: string) => (text.trim() === '' ? Number.NaN : Number(text));
+/** Ignored hashes as typed: one per line, or separated by spaces or commas. */
+const hashesOf = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+
+interface FormValues {
+  comparisonBranch: string;
+  costRegressionPct: string;
+  minCost: string;
+  minSavedPct: string;
+  conditions: Record<FindingKind, ConditionMode>;
+  ignoredHashes: string;
+}
+
+const valuesOf = (policy: Policy): FormValues => ({
+  comparisonBranch: policy.comparisonBranch,
+  costRegressionPct: String(policy.costRegressionPct),
+  minCost: String(policy.minCost),
+  minSavedPct: String(policy.minSavedPct),
+  conditions: { ...policy.conditions },
+  ignoredHashes: policy.ignoredHashes.join('\n'),
+});
+
+function PolicyForm({ envId, policy }: { envId: string; policy: Policy }) {
+  const utils = trpc.useUtils();
+  const [values, setValues] = useState(() => valuesOf(policy));
+  const [saved, setSaved] = useState(false);
+  const update = trpc.policy.update.useMutation({
+    onSuccess: async (next) => {
+      utils.policy.get.setData({ id: envId }, next);
+      setValues(valuesOf(next));
+      setSaved(true);
+      form.clear();
+      // verdicts are computed when read, with the policy of that moment
+      await Promise.all([utils.ci.verdict.invalidate(), utils.ci.list.invalidate()]);
+    },
+  });
+  const form = useMutationForm(update);
+  const set = (name: keyof FormValues) => (value: string) => {
+    setValues((current) => ({ ...current, [name]: value }));
+    setSaved(false);
+  };
+  const setCondition = (kind: FindingKind) => (value: string) => {
+    setValues((current) => ({ ...current, conditions: { ...current.conditions, [kind]: value as ConditionMode } }));
+    setSaved(false);
+    update.reset();
+  };
+
+  const shape = policyPatchSchema.shape;
+  const errors = {
+    comparisonBranch: validate(branchNameSchema, values.comparisonBranch),
+    costRegressionPct: validate(shape.costRegressionPct, numberOf(values.costRegressionPct)),
+    minCost: validate(shape.minCost, numberOf(values.minCost)),
+    minSavedPct: validate(shape.minSavedPct, numberOf(values.minSavedPct)),
+    ignoredHashes: validate(ignoredHashesSchema, hashesOf(values.ignoredHashes)),
+  };
+  const onSubmit = form.submit(Object.values(errors).every((e) => !e), () =>
+    update.mutate({
+      id: envId,
+      comparisonBranch: values.comparisonBranch.trim(),
+      costRegressionPct: numberOf(values.costRegressionPct),
+      minCost: numberOf(values.minCost),
+      minSavedPct: numberOf(values.minSavedPct),
+      conditions: values.conditions,
+      ignoredHashes: hashesOf(values.ignoredHashes),
+    }),
+  );
+  const numeric = { type: 'number', inputMode: 'decimal', step: 'any', min: 0 } as const;
+
+  return (
+    <form className="form" onSubmit={onSubmit} noValidate aria-label="Policy">
+      <div className="form-grid policy-grid">
+        <TextField
+          label="Comparison branch"
+          {...form.field('comparisonBranch', values.comparisonBranch, set('comparisonBranch'), errors.comparisonBranch)}
+          hint="A run is compared with the latest earlier run of this branch."
+          autoComplete="off"
+          spellCheck={false}
+        />
+        <TextField
+          label="Cost regression (%)"
+          {...form.field('costRegressionPct', values.costRegressionPct, set('costRegressionPct'), errors.costRegressionPct)}
+          hint="A cost above the baseline's by more than this regresses."
+          {...numeric}
+        />
+        <TextField
+          label="Minimum cost"
+          {...form.field('minCost', values.minCost, set('minCost'), errors.minCost)}
+          hint="Cheaper queries never count as a regression."
+          {...numeric}
+        />
+        <TextField
+          label="Minimum saved (%)"
+          {...form.field('minSavedPct', values.minSavedPct, set('minSavedPct'), errors.minSavedPct)}
+          hint="A new query needs an index when one saves at least this."
+          {...numeric}
+          max={100}
+        />
+      </div>
+      <fieldset className="policy-conditions">
+        <legend>What each finding does</legend>
+        <div className="form-grid policy-grid">
+          {FINDING_KINDS.map((kind) => (
+            <SelectField
+              key={kind}
+              label={KIND_LABELS[kind].label}
+              value={values.conditions[kind]}
+              onChange={setCondition(kind)}
+              options={MODE_OPTIONS}
+              title={KIND_LABELS[kind].explain}
+            />
+          ))}
+        </div>
+        <FormError>{form.serverError('conditions')}</FormError>
+      </fieldset>
+      <TextAreaField
+        label="Ignored queries"
+        {...form.field('ignoredHashes', values.ignoredHashes, set('ignoredHashes'), errors.ignoredHashes)}
+        hint="Query hashes (16 hexadecimal digits), one per line: they never produce a finding."
+        rows={3}
+        monospace
+        spellCheck={false}
+        placeholder="a1b2c3d4e5f60718"
+      />
+      <FormError>{form.formError}</FormError>
+      <div className="form-actions">
+        <SubmitButton pending={update.isPending} label="Save policy" pendingLabel="Saving…" />
+        <span role="status" className="muted small">
+          {saved ? 'Policy saved.' : ''}
+        </span>
+      </div>
+    </form>
+  );
+}
+
+export function PolicySection({ envId }: { envId: string }) {
+  const policy = trpc.policy.get.useQuery({ id: envId }, { retry: retryUnlessNotFound });
+  // a run's verdict links here (#policy); the section renders after the page loaded, so the
+  // browser cannot have scrolled to it by itself
+  const { hash } = useLocation();
+  const loaded = policy.data !== undefined;
+  useEffect(() => {
+    if (hash === '#policy' && loaded) document.getElementById('policy')?.scrollIntoView?.();
+  }, [hash, loaded]);
+  return (
+    <Card id="policy-heading" title="Policy" sectionId="policy">
+      <p className="muted">
+        How each CI run of the linked repositories is judged: its queries are planned against production and compared with a baseline run; a
+        finding that fails makes the run&apos;s verdict fail.
+      </p>
+      {policy.isPending ? (
+        <Loading label="Loading the policy…" />
+      ) : policy.isError ? (
+        <ErrorState title="The policy could not be loaded" error={policy.error} onRetry={() => policy.refetch()} />
+      ) : (
+        <PolicyForm envId={envId} policy={policy.data} />
+      )}
+    </Card>
+  );
+}

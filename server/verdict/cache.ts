@@ -1,0 +1,179 @@
+// The analysis cache: a query's plan, cost and recommendations against one production snapshot
+// with one set of schema differences applied (digest '' for production's own schema). A query's
+// result does not depend on the other queries planned with it (each tries only its own candidates,
+// advisor/README.md), so results are cached per query hash and only the misses are planned.
+// Two callers planning the same miss at once both plan it; the second insert does nothing.
+import { and, eq, sql } from 'drizzle-orm';
+import { analyzeSnapshot, ShadowSlots, sharedShadowSlots, type QueryInput, type ShadowServer, type SourceSnapshot } from '../../advisor/index';
+import type { PlannedQuery, Recommendation } from '../../shared/analysis';
+import type { PlanNode } from '../../shared/plan';
+import { queryPlans } from '../db/schema';
+import type { Db } from '../db/store';
+import { isForeignKeyViolation } from '../errors';
+import type { WarmShadows } from './shadows';
+
+export interface CachedPlan {
+  hash: string;
+  cost: number | null;
+  planShape: string | null;
+  /** Only when asked for (`withPlans`): the rest of the time they are dead weight. */
+  plan: PlanNode | null;
+  planAfter: PlanNode | null;
+  recommendations: Recommendation[];
+  /** Schema-qualified indexes and tables the plan uses, before any recommendation. */
+  indexesUsed: string[];
+  tablesUsed: string[];
+  error: string | null;
+  plannedAt: Date;
+}
+
+export interface PlanCachedInput {
+  environmentId: string;
+  /** The stored snapshot the plans are made against (production_snapshots.id). */
+  snapshotId: string;
+  /** That snapshot with the schema differences of `digest` applied. */
+  snapshot: SourceSnapshot;
+  /** '' for production's own schema. */
+  digest: string;
+  queries: readonly QueryInput[];
+  /** Read plan and planAfter from the cache too (Analyze stores them per query). */
+  withPlans?: boolean;
+  shadows?: WarmShadows;
+  /** Shadow slots to plan in; default the process-wide ones. */
+  slots?: ShadowSlots;
+  /** Queries planned so far, cache hits included, out of all of them. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface PlanCachedResult {
+  plans: Map<string, CachedPlan>;
+  /** Queries that were not in the cache and were planned now. */
+  planned: number;
+  warnings: string[];
+}
+
+/** analyzeSnapshot takes a slot of its own: planCached has taken one already, around the warm server. */
+const INSIDE_A_SLOT = new ShadowSlots({ maxConcurrent: Number.MAX_SAFE_INTEGER, queue: 0 });
+
+/** Rows read from the cache per statement, so a catalog of thousands stays one modest query each. */
+const READ_CHUNK = 1000;
+
+/**
+ * Every query's plan against (snapshot, digest): cached rows, and the misses planned now and cached.
+ * A recommendation's totalSaved is weighted by the calls given here, whoever planned it first.
+ */
+export async function planCached(db: Db, input: PlanCachedInput): Promise<PlanCachedResult> {
+  const queries = uniqueByHash(input.queries);
+  const total = queries.length;
+  const plans = await readCached(db, input, queries.map((q) => q.hash));
+  const misses = queries.filter((q) => !plans.has(q.hash));
+  const hits = total - misses.length;
+  input.onProgress?.(hits, total);
+  let warnings: string[] = [];
+  if (misses.length > 0) {
+    const plan = (shadow: ShadowServer | undefined) =>
+      analyzeSnapshot(input.snapshot, misses, {
+        shadow,
+        slots: INSIDE_A_SLOT,
+        onProgress: (p) => {
+          if (p.phase === 'queries') input.onProgress?.(hits + p.done, total);
+        },
+      });
+    // The slot first, then a warm server: a job waiting for a slot holds no server, and one refused
+    // (ShadowBusyError) never starts one.
+    const result = await (input.slots ?? sharedShadowSlots()).run(() => (input.shadows ? input.shadows.use(plan) : plan(undefined)));
+    warnings = result.warnings;
+    const plannedAt = new Date();
+    for (const q of result.queries) plans.set(q.hash, fromPlanned(q, plannedAt));
+    await store(db, input, result.queries, plannedAt);
+    input.onProgress?.(total, total);
+  }
+  const calls = new Map(queries.map((q) => [q.hash, q.calls ?? 1]));
+  for (const p of plans.values()) p.recommendations = weighted(p.recommendations, calls.get(p.hash) ?? 1);
+  return { plans, planned: misses.length, warnings };
+}
+
+function uniqueByHash(queries: readonly QueryInput[]): QueryInput[] {
+  const byHash = new Map<string, QueryInput>();
+  for (const q of queries) if (!byHash.has(q.hash)) byHash.set(q.hash, q);
+  return [...byHash.values()];
+}
+
+const weighted = (recommendations: Recommendation[], calls: number): Recommendation[] =>
+  recommendations.map((r) => ({ ...r, totalSaved: (r.costBefore - r.costAfter) * calls }));
+
+function fromPlanned(q: PlannedQuery, plannedAt: Date): CachedPlan {
+  return {
+    hash: q.hash,
+    cost: q.cost,
+    planShape: q.planShape,
+    plan: q.plan,
+    planAfter: q.planAfter,
+    recommendations: q.recommendations,
+    indexesUsed: q.indexesUsed ?? [],
+    tablesUsed: q.tablesUsed ?? [],
+    error: q.error,
+    plannedAt,
+  };
+}
+
+async function readCached(db: Db, input: PlanCachedInput, hashes: string[]): Promise<Map<string, CachedPlan>> {
+  const plans = new Map<string, CachedPlan>();
+  for (let i = 0; i < hashes.length; i += READ_CHUNK) {
+    const chunk = JSON.stringify(hashes.slice(i, i + READ_CHUNK));
+    const rows = await db
+      .select({
+        hash: queryPlans.hash,
+        cost: queryPlans.cost,
+        planShape: queryPlans.planShape,
+        plan: input.withPlans ? queryPlans.plan : sql<PlanNode | null>`NULL::jsonb`,
+        planAfter: input.withPlans ? queryPlans.planAfter : sql<PlanNode | null>`NULL::jsonb`,
+        recommendations: queryPlans.recommendations,
+        indexesUsed: queryPlans.indexesUsed,
+        tablesUsed: queryPlans.tablesUsed,
+        error: queryPlans.error,
+        plannedAt: queryPlans.plannedAt,
+      })
+      .from(queryPlans)
+      .where(
+        and(
+          eq(queryPlans.environmentId, input.environmentId),
+          eq(queryPlans.snapshotId, input.snapshotId),
+          eq(queryPlans.schemaDigest, input.digest),
+          sql`${queryPlans.hash} IN (SELECT jsonb_array_elements_text(${chunk}::jsonb))`,
+        ),
+      );
+    for (const row of rows) plans.set(row.hash, row);
+  }
+  return plans;
+}
+
+async function store(db: Db, input: PlanCachedInput, planned: PlannedQuery[], plannedAt: Date): Promise<void> {
+  if (planned.length === 0) return;
+  const rows = planned.map((q) => ({
+    hash: q.hash,
+    cost: q.cost,
+    plan_shape: q.planShape,
+    plan: q.plan,
+    plan_after: q.planAfter,
+    indexes_used: q.indexesUsed ?? [],
+    tables_used: q.tablesUsed ?? [],
+    recommendations: q.recommendations,
+    error: q.error,
+  }));
+  try {
+    // The snapshot may have been pruned while these were planned: then there is nothing to cache into.
+    await db.execute(sql`
+      INSERT INTO query_plans (environment_id, snapshot_id, schema_digest, hash, cost, plan_shape, plan, plan_after,
+                               indexes_used, tables_used, recommendations, error, planned_at)
+      SELECT ${input.environmentId}, ${input.snapshotId}, ${input.digest}, r.hash, r.cost, r.plan_shape, r.plan, r.plan_after,
+             coalesce(r.indexes_used, '[]'::jsonb), coalesce(r.tables_used, '[]'::jsonb), coalesce(r.recommendations, '[]'::jsonb),
+             r.error, ${plannedAt.toISOString()}::timestamptz
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(hash text, cost float8, plan_shape text, plan jsonb, plan_after jsonb,
+           indexes_used jsonb, tables_used jsonb, recommendations jsonb, error text)
+      WHERE EXISTS (SELECT 1 FROM production_snapshots WHERE id = ${input.snapshotId})
+      ON CONFLICT (environment_id, snapshot_id, schema_digest, hash) DO NOTHING`);
+  } catch (error) {
+    if (!isForeignKeyViolation(error)) throw error;
+  }
+}

@@ -1,0 +1,248 @@
+// The background analysis behind a CI run's verdict, started when a run of a linked repository is
+// stored. It plans the run's queries on production's current snapshot with the run's own schema
+// differences applied, and its baseline's queries on the same snapshot with the baseline's schema,
+// through the analysis cache (cache.ts): only queries never planned against that snapshot and
+// schema cost anything. What it stores (ci_run_analyses, ci_run_query_plans) is judged on read
+// (read.ts, evaluate.ts), so acknowledgements and policy changes apply without re-planning.
+import { eq, sql } from 'drizzle-orm';
+import { applyRunSchema, ShadowBusyError, type AppliedRunSchema, type SourceSnapshot } from '../../advisor/index';
+import { redactConnectionString } from '../../gateway/index';
+import { defaultPolicy, policySchema } from '../../shared/policy';
+import type { RunSchema } from '../../shared/run-schema';
+import { toIsoDate } from '../../shared/dates';
+import { rowsOf } from '../catalog/sql';
+import { ciRunAnalyses, ciRunSchemas, environments } from '../db/schema';
+import type { Db } from '../db/store';
+import { requireProductionConnections } from '../domain/connections';
+import type { Services } from '../trpc';
+import { planCached, type CachedPlan } from './cache';
+import { warmShadows } from './shadows';
+import { currentSnapshot } from './snapshots';
+
+/** Jobs still running in this process, by run id, so tests (and the bench) can wait for them. */
+const running = new Map<string, Promise<void>>();
+
+/** Resolves when the run's verdict analysis (if one runs in this process) has finished. */
+export function waitForRunVerdict(runId: string): Promise<void> {
+  return running.get(runId) ?? Promise.resolve();
+}
+
+interface RunRow extends Record<string, unknown> {
+  id: string;
+  repo: string;
+  branch: string | null;
+  environment_id: string | null;
+  created_at: string | Date;
+}
+
+/** Why a verdict cannot be had, said where the user reads it; never blocks the run. */
+class Unavailable extends Error {}
+
+/**
+ * Starts the verdict analysis of a newly stored run: a 'pending' row now, the planning in the
+ * background (not awaited). A run tagged with no environment gets nothing (its verdict reads
+ * "not linked"); an environment without a production connection gets 'unavailable' at once.
+ */
+export async function scheduleRunVerdict(services: Services, runId: string): Promise<void> {
+  const { db } = services.store;
+  const [run] = await rowsOf<RunRow>(db, sql`SELECT id, repo, branch, environment_id, created_at FROM ci_runs WHERE id = ${runId}`);
+  if (!run?.environment_id) return;
+  const unavailable = await productionMissing(services, run.environment_id);
+  const inserted = await db
+    .insert(ciRunAnalyses)
+    .values({ runId, status: unavailable ? 'unavailable' : 'pending', reason: unavailable ?? null, analyzedAt: unavailable ? new Date() : null })
+    .onConflictDoNothing()
+    .returning({ runId: ciRunAnalyses.runId });
+  if (unavailable || inserted.length === 0) return;
+  const job = analyzeRun(services, run)
+    .catch((error: unknown) => console.error(`[verdict] run ${runId}: ${error instanceof Error ? error.message : String(error)}`))
+    .finally(() => running.delete(runId));
+  running.set(runId, job);
+}
+
+async function productionMissing(services: Services, environmentId: string): Promise<string | undefined> {
+  try {
+    await requireProductionConnections(services.store.db, services.secrets, environmentId, 'so CI runs can be planned against its statistics');
+    return undefined;
+  } catch (error) {
+    // requireProductionConnections words it for the user; an unknown environment cannot happen for a tagged run
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Progress writes at most every 250 ms, in order. */
+function progressWriter(db: Db, runId: string) {
+  let lastWrite = 0;
+  let pending: Promise<unknown> = Promise.resolve();
+  const write = (done: number, total: number, force = false) => {
+    const now = Date.now();
+    if (!force && now - lastWrite < 250) return;
+    lastWrite = now;
+    pending = pending.then(() =>
+      db.update(ciRunAnalyses).set({ done, total }).where(eq(ciRunAnalyses.runId, runId)).catch(() => undefined),
+    );
+  };
+  return { write, flush: () => pending };
+}
+
+async function analyzeRun(services: Services, run: RunRow): Promise<void> {
+  const { db } = services.store;
+  const environmentId = run.environment_id!;
+  const progress = progressWriter(db, run.id);
+  let source = '';
+  try {
+    const connections = await requireProductionConnections(db, services.secrets, environmentId, 'so CI runs can be planned against its statistics').catch(
+      (error: Error) => {
+        throw new Unavailable(error.message);
+      },
+    );
+    source = connections[0].connectionString;
+    const snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000 });
+    const baseline = await findBaseline(db, run);
+    const runSchema = await storedSchema(db, run.id);
+    const baselineSchema = baseline ? await storedSchema(db, baseline) : null;
+    // Without the run's schema there is nothing to apply, to the run or (for a like comparison) to its baseline.
+    const applied = runSchema ? applyRunSchema(snapshot.snapshot, runSchema, baselineSchema) : unchanged(snapshot.snapshot);
+    const baselineApplied = runSchema && baselineSchema ? applyRunSchema(snapshot.snapshot, baselineSchema, baselineSchema) : unchanged(snapshot.snapshot);
+
+    const queries = await runQueries(db, run.id);
+    const baselineQueries = baseline ? await runQueries(db, baseline) : [];
+    const runHashes = new Set(queries.map((q) => q.hash));
+    // Only the shared queries' baseline costs matter: a run query absent from the baseline is new.
+    const shared = baselineQueries.filter((q) => runHashes.has(q.hash));
+    const sharedHashes = new Set(shared.map((q) => q.hash));
+    // lost_index needs the indexes a query uses with production's own schema, where the dropped ones still exist.
+    const needProduction = applied.droppedIndexes.length > 0 && applied.digest !== '';
+    const total = queries.length + shared.length + (needProduction ? queries.length : 0);
+    let offset = 0;
+    const plan = async (digest: string, planned: SourceSnapshot, list: typeof queries) => {
+      const base = offset;
+      offset += list.length;
+      const result = await whenNotBusy(() => planCached(db, {
+        environmentId,
+        snapshotId: snapshot.id,
+        snapshot: planned,
+        digest,
+        queries: list,
+        shadows: warmShadows(services.config),
+        onProgress: (done) => progress.write(base + done, total),
+      }));
+      return result.plans;
+    };
+    progress.write(0, total, true);
+    const runPlans = await plan(applied.digest, applied.snapshot, queries);
+    const baselinePlans = await plan(baselineApplied.digest, baselineApplied.snapshot, shared);
+    const productionPlans = needProduction ? await plan('', snapshot.snapshot, queries) : runPlans;
+
+    const rows = queries.map((q) => {
+      const own = runPlans.get(q.hash);
+      const inBaseline = sharedHashes.has(q.hash);
+      return {
+        hash: q.hash,
+        cost: own?.cost ?? null,
+        in_baseline: inBaseline,
+        baseline_cost: inBaseline ? (baselinePlans.get(q.hash)?.cost ?? null) : null,
+        recommendations: (own?.recommendations ?? []).map((r) => ({ createIndex: r.createIndex, costAfter: r.costAfter, savedPct: r.savedPct })),
+        indexes_used: productionPlans.get(q.hash)?.indexesUsed ?? [],
+        schema_notes: schemaNotes(own, applied),
+        error: own?.error ?? null,
+      };
+    });
+    await progress.flush();
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`DELETE FROM ci_run_query_plans WHERE run_id = ${run.id}`);
+      if (rows.length > 0) {
+        await tx.execute(sql`
+          INSERT INTO ci_run_query_plans (run_id, hash, cost, in_baseline, baseline_cost, recommendations, indexes_used, schema_notes, error)
+          SELECT ${run.id}, r.hash, r.cost, r.in_baseline, r.baseline_cost, coalesce(r.recommendations, '[]'::jsonb),
+                 coalesce(r.indexes_used, '[]'::jsonb), coalesce(r.schema_notes, '[]'::jsonb), r.error
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(hash text, cost float8, in_baseline boolean, baseline_cost float8,
+               recommendations jsonb, indexes_used jsonb, schema_notes jsonb, error text)`);
+      }
+      await tx
+        .update(ciRunAnalyses)
+        .set({
+          status: 'done',
+          reason: null,
+          snapshotId: snapshot.id,
+          baselineRunId: baseline,
+          schemaDigest: applied.digest,
+          droppedIndexes: applied.droppedIndexes,
+          runNotes: applied.runNotes,
+          done: total,
+          total,
+          analyzedAt: new Date(),
+        })
+        .where(eq(ciRunAnalyses.runId, run.id));
+    });
+  } catch (error) {
+    await progress.flush();
+    const message = error instanceof Error ? error.message : String(error);
+    await db
+      .update(ciRunAnalyses)
+      .set({
+        status: error instanceof Unavailable ? 'unavailable' : 'failed',
+        reason: error instanceof Unavailable ? message : redactConnectionString(message, source),
+        analyzedAt: new Date(),
+      })
+      .where(eq(ciRunAnalyses.runId, run.id));
+  }
+}
+
+/** A burst of CI runs can fill the shadow queue; a run's verdict waits its turn rather than fail. */
+const BUSY_RETRIES = 60;
+const BUSY_WAIT_MS = 2000;
+
+async function whenNotBusy<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (!(error instanceof ShadowBusyError) || attempt >= BUSY_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, BUSY_WAIT_MS));
+    }
+  }
+}
+
+/** Production's own schema: nothing applied. */
+const unchanged = (snapshot: SourceSnapshot): AppliedRunSchema => ({ snapshot, digest: '', tableNotes: {}, runNotes: [], droppedIndexes: [] });
+
+/** The notes of every table the query's plan reads, once each, in a fixed order. */
+function schemaNotes(plan: CachedPlan | undefined, applied: AppliedRunSchema): string[] {
+  const notes = new Set<string>();
+  for (const table of plan?.tablesUsed ?? []) for (const note of applied.tableNotes[table] ?? []) notes.add(note);
+  return [...notes].sort();
+}
+
+/**
+ * The run it is compared with: the latest earlier run of the same repository in the environment,
+ * on the policy's comparison branch (for a run on that branch, its previous run). "Earlier" is by
+ * (created_at, id), as run-diff.ts orders runs.
+ */
+async function findBaseline(db: Db, run: RunRow): Promise<string | null> {
+  const [environment] = await db.select({ policy: environments.policy }).from(environments).where(eq(environments.id, run.environment_id!));
+  const parsed = policySchema.safeParse(environment?.policy ?? {});
+  const branch = (parsed.success ? parsed.data : defaultPolicy()).comparisonBranch;
+  const [baseline] = await rowsOf<{ id: string }>(
+    db,
+    sql`SELECT id FROM ci_runs
+        WHERE lower(repo) = lower(${run.repo}) AND environment_id = ${run.environment_id} AND branch = ${branch}
+          AND (created_at, id) < (${toIsoDate(run.created_at)}::timestamptz, ${run.id})
+        ORDER BY created_at DESC, id DESC
+        LIMIT 1`,
+  );
+  return baseline?.id ?? null;
+}
+
+async function storedSchema(db: Db, runId: string): Promise<RunSchema | null> {
+  const [row] = await db.select({ schema: ciRunSchemas.schema }).from(ciRunSchemas).where(eq(ciRunSchemas.runId, runId));
+  return row?.schema ?? null;
+}
+
+async function runQueries(db: Db, runId: string): Promise<{ hash: string; query: string; calls?: number }[]> {
+  const rows = await rowsOf<{ hash: string; query: string; calls: number | string | null }>(
+    db,
+    sql`SELECT hash, query, calls FROM ci_run_queries WHERE run_id = ${runId} ORDER BY hash`,
+  );
+  return rows.map((r) => ({ hash: r.hash, query: r.query, calls: r.calls === null ? undefined : Number(r.calls) }));
+}
