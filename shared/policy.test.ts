@@ -196,11 +196,12 @@ describe('the verdict wire schema', () => {
         acknowledged: false,
       },
     ],
+    schemaNotes: ['public.orders.total changes type in this run: not applied'],
   };
 
-  it('has exactly the fields of the issue', () => {
+  it("has the issue's fields, and the run-level schema notes", () => {
     expect(verdictSchema.parse(verdict)).toEqual(verdict);
-    expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'analyzedAt', 'policy', 'summary', 'findings']);
+    expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'analyzedAt', 'policy', 'summary', 'findings', 'schemaNotes']);
   });
 
   it('refuses an unknown status, kind or severity', () => {

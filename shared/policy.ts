@@ -260,6 +260,9 @@ export const verdictSchema = z.object({
   policy: policySchema,
   summary: verdictSummarySchema,
   findings: z.array(findingSchema),
+  schemaNotes: z
+    .array(z.string())
+    .meta({ description: "Differences of the run's schema that could not be applied to production's; reported, never guessed" }),
 });
 export type Verdict = z.infer<typeof verdictSchema>;
 

@@ -455,3 +455,13 @@ describe('changePct', () => {
     expect(changePct(10, null)).toBeNull();
   });
 });
+
+describe('schema differences that could not be applied', () => {
+  it('are listed on the verdict as they are, without changing its status', () => {
+    const notes = ['public.orders.total changes type from integer to bigint in this run: not applied'];
+    const result = verdict({ queries: [q(H.a, 50)], baseline: mainBaseline({ [H.a]: 50 }), schemaNotes: notes });
+    expect(result.schemaNotes).toEqual(notes);
+    expect(result.status).toBe('pass');
+    expect(verdict({ queries: [q(H.a, 50)], baseline: mainBaseline({ [H.a]: 50 }) }).schemaNotes).toEqual([]);
+  });
+});

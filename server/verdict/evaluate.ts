@@ -59,6 +59,8 @@ export interface EvaluateInput {
   acknowledgements: readonly Pick<Acknowledgement, 'hash' | 'cost'>[];
   /** Indexes production has that the run's schema drops. */
   droppedIndexes: readonly string[];
+  /** Differences of the run's schema the shadow could not apply (reported as they are). */
+  schemaNotes?: readonly string[];
   snapshotAt: string | null;
   analyzedAt: string | null;
 }
@@ -181,6 +183,7 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
       lostIndex: count('lost_index'),
     },
     findings,
+    schemaNotes: [...(input.schemaNotes ?? [])],
   };
 }
 
@@ -198,6 +201,7 @@ export function unavailableVerdict(reason: string, policy: Policy): Verdict {
     policy: normalPolicy(policy),
     summary: emptySummary(),
     findings: [],
+    schemaNotes: [],
   };
 }
 
@@ -227,5 +231,6 @@ export function pendingVerdict(input: PendingInput): Verdict {
     policy: normalPolicy(input.policy),
     summary: emptySummary(input.queries ?? 0),
     findings: [],
+    schemaNotes: [],
   };
 }

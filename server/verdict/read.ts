@@ -23,6 +23,7 @@ interface RunRow {
   status: 'pending' | 'done' | 'failed' | 'unavailable' | null;
   reason: string | null;
   droppedIndexes: string[] | null;
+  runNotes: string[] | null;
   done: number | null;
   total: number | null;
   analyzedAt: Date | null;
@@ -56,6 +57,7 @@ async function readRunRows(db: Db, runIds: readonly string[]): Promise<RunRow[]>
       status: ciRunAnalyses.status,
       reason: ciRunAnalyses.reason,
       droppedIndexes: ciRunAnalyses.droppedIndexes,
+      runNotes: ciRunAnalyses.runNotes,
       done: ciRunAnalyses.done,
       total: ciRunAnalyses.total,
       analyzedAt: ciRunAnalyses.analyzedAt,
@@ -164,6 +166,7 @@ function verdictOf(run: RunRow, plans: readonly PlanRow[], acknowledgements: rea
     policy,
     acknowledgements,
     droppedIndexes: run.droppedIndexes ?? [],
+    schemaNotes: run.runNotes ?? [],
     snapshotAt: iso(run.snapshotAt),
     analyzedAt: iso(run.analyzedAt),
   });

@@ -77,6 +77,16 @@ function Summary({ verdict, envId }: { verdict: Verdict; envId: string | null })
           </>
         ) : null}
       </p>
+      {verdict.schemaNotes.length > 0 ? (
+        <div className="verdict-line small">
+          <strong>Not applied from this run&rsquo;s schema:</strong>
+          <ul className="verdict-notes">
+            {verdict.schemaNotes.map((note) => (
+              <li key={note}>{note}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
     </>
   );
 }
