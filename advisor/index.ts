@@ -10,7 +10,21 @@ import { btreeHeights, descentCost } from './descent.js';
 import { createCandidate, liveRunIndex, sizeCandidate, type LiveCandidate } from './live-candidates.js';
 import { planObjectsReader } from './plan-objects.js';
 import { costWith, rankIndexes, recommendFor, unplanned, type QueryInput } from './recommend.js';
-import { createShadowDatabase, extendFiles, extendRelations, restoreStatistics, storageInfo, storeEndpointRows, type ExtendJob, type ShadowDatabase } from './shadow.js';
+import { claimKept, type KeptShadow } from './kept-shadows.js';
+import {
+  createShadowDatabase,
+  extendFiles,
+  extendRelations,
+  reopenShadowDatabase,
+  restoreRelationSizes,
+  restoreStatistics,
+  shrinkFiles,
+  storageInfo,
+  storeEndpointRows,
+  tableFiles,
+  type ExtendJob,
+  type ShadowDatabase,
+} from './shadow.js';
 import { dropShadowAccess } from './shadow-access.js';
 import { startShadowServer, type ShadowServer } from './shadow-server.js';
 import { sharedShadowSlots, type ShadowSlots } from './slots.js';
@@ -54,6 +68,12 @@ export interface AnalyzeOptions {
   onProgress?: (p: AnalysisProgress) => void;
   /** Caps concurrent analyses; default: the process-wide slots (SHADOW_MAX_CONCURRENT, SHADOW_QUEUE). */
   slots?: ShadowSlots;
+  /**
+   * With `shadow`: keep the shadow database built for this key on that server and plan in it
+   * again when asked with the same key (kept-shadows.ts). The same key must mean the same
+   * snapshot, schema differences applied included, e.g. `snapshotId + digest`.
+   */
+  reuseKey?: string;
 }
 
 export interface AnalyzeInput {
@@ -112,28 +132,26 @@ async function planSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opt
   await loadParser();
   progress({ phase: 'shadow', done: 0, total: 1 });
   const server = opts.shadow ?? (await startShadowServer());
-  const dbName = `shadow_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  const claim = opts.shadow && opts.reuseKey !== undefined ? await claimKept(opts.shadow, opts.reuseKey) : undefined;
+  const dbName = claim?.kept?.built.name ?? `shadow_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   let db: ShadowDatabase | undefined;
+  let kept: KeptShadow | undefined;
+  let failed = false;
   try {
-    db = await createShadowDatabase(server, snapshot, dbName, snapshot.locale, opts.statementTimeoutMs);
-    const warnings = [...db.notCopied, ...db.ddlErrors.map((e) => `DDL not rebuilt: ${e.error}: ${e.sql.slice(0, 200)}`)];
-    progress({ phase: 'shadow', done: 1, total: 1 });
-
     // Parse every query and gather its candidates before any relation is extended (see shadow.ts).
     const prepared = prepareQueries(snapshot, queries, opts.candidates);
-    // Before candidates are built, so they hold the two rows as the real index would.
-    await storeEndpointRows(db, snapshot);
-    const live = await createCandidates(db, prepared, snapshot, progress);
-
-    await restoreStatistics(db, snapshot).then((r) => warnings.push(...r.warnings));
-    await extendRelations(server, db, snapshot.relations);
-    const candidateFiles: ExtendJob[] = [];
-    for (const c of live.values()) candidateFiles.push(...(await sizeCandidate(db.session, c, snapshot)));
-    const runIndexes = await sizeRunIndexes(db, snapshot, candidateFiles, warnings);
-    await extendFiles(server, await storageInfo(server, db.session), candidateFiles);
+    let shadow: PreparedShadow;
+    if (claim?.kept) {
+      kept = claim.kept;
+      shadow = await reuseShadow(server, kept, snapshot, prepared, opts, progress);
+    } else {
+      shadow = await buildShadow(server, dbName, snapshot, prepared, opts, progress);
+      if (claim) kept = { key: opts.reuseKey!, ...shadow.kept };
+    }
+    db = shadow.db;
 
     const heights = btreeHeights(snapshot);
-    for (const c of [...live.values(), ...runIndexes]) for (const [name, h] of c.heights) heights.set(name, h);
+    for (const c of [...shadow.live.values(), ...shadow.runIndexes]) for (const [name, h] of c.heights) heights.set(name, h);
     const cpuOperatorCost = Number(snapshot.settings.cpu_operator_cost ?? 0.0025);
     const costOf = costWith((plan) => descentCost(plan, heights, cpuOperatorCost));
     const limits = { minSavedPct: opts.minSavedPct ?? 5, maxPerQuery: opts.maxIndexesPerQuery ?? 2 };
@@ -146,17 +164,107 @@ async function planSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opt
         results.push(unplanned(q.hash, p.error!));
         continue;
       }
-      const candidates = p.candidates.map((c) => live.get(candidateKey(c))).filter((c): c is LiveCandidate => !!c);
+      const candidates = p.candidates.map((c) => shadow.live.get(candidateKey(c))).filter((c): c is LiveCandidate => !!c);
       const planned = await recommendFor(db.session, q, candidates, p.error, limits, costOf);
       // From the plan as it is: recommendations are not applied in it.
       results.push({ ...planned, ...objectsOf(planned.plan) });
     }
     progress({ phase: 'done', done: queries.length, total: queries.length });
-    return { queries: results, indexes: rankIndexes(results), warnings };
+    return { queries: results, indexes: rankIndexes(results), warnings: [...shadow.warnings] };
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
-    if (db) await db.close();
+    // Closed before the claim is released: the next analysis may shrink the tables' files.
+    if (db) await db.close().catch(() => undefined);
     if (!opts.shadow) await server.stop();
-    else await dropShadowAccess(server, dbName).catch(() => undefined);
+    else {
+      claim?.release(failed ? undefined : kept);
+      if (!claim || failed) await dropShadowAccess(server, dbName).catch(() => undefined);
+    }
+  }
+}
+
+/** A shadow database ready to plan on: its session, candidates and the run schema's indexes, sized. */
+interface PreparedShadow {
+  db: ShadowDatabase;
+  /** Candidates of these queries, by candidateKey. */
+  live: Map<string, LiveCandidate>;
+  runIndexes: LiveCandidate[];
+  warnings: string[];
+  /** What a kept database remembers of its build. */
+  kept: Omit<KeptShadow, 'key'>;
+}
+
+/** Builds the shadow database from the snapshot: schema, endpoint rows, candidates, statistics, sizes. */
+async function buildShadow(
+  server: ShadowServer,
+  dbName: string,
+  snapshot: SourceSnapshot,
+  prepared: PreparedQuery[],
+  opts: AnalyzeOptions,
+  progress: (p: AnalysisProgress) => void,
+): Promise<PreparedShadow> {
+  const db = await createShadowDatabase(server, snapshot, dbName, snapshot.locale, opts.statementTimeoutMs);
+  try {
+    const warnings = [...db.notCopied, ...db.ddlErrors.map((e) => `DDL not rebuilt: ${e.error}: ${e.sql.slice(0, 200)}`)];
+    progress({ phase: 'shadow', done: 1, total: 1 });
+    // Before candidates are built, so they hold the two rows as the real index would.
+    await storeEndpointRows(db, snapshot);
+    const built = await createCandidates(db, newCandidates(prepared, new Map()), 1, snapshot, progress);
+    const tables = await tableFiles(db, snapshot.relations);
+
+    await restoreStatistics(db, snapshot).then((r) => warnings.push(...r.warnings));
+    const relations = await extendRelations(server, db, snapshot.relations);
+    const candidateFiles: ExtendJob[] = [];
+    for (const c of built.values()) if (c) candidateFiles.push(...(await sizeCandidate(db.session, c, snapshot)));
+    const runIndexes = await sizeRunIndexes(db, snapshot, candidateFiles, warnings);
+    const storage = await storageInfo(server, db.session);
+    await extendFiles(server, storage, candidateFiles);
+    const live = liveOf(built);
+    const kept = { storage, built: { name: db.name, ddlErrors: db.ddlErrors, notCopied: db.notCopied }, warnings, tables, candidates: built, runIndexes, nextCandidate: built.size + 1, relations };
+    return { db, live, runIndexes, warnings, kept };
+  } catch (e) {
+    await db.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * A kept database: a new session, and the candidates it does not have yet built on tables
+ * shrunk back to their built length, then everything grown again (kept-shadows.ts).
+ */
+async function reuseShadow(
+  server: ShadowServer,
+  kept: KeptShadow,
+  snapshot: SourceSnapshot,
+  prepared: PreparedQuery[],
+  opts: AnalyzeOptions,
+  progress: (p: AnalysisProgress) => void,
+): Promise<PreparedShadow> {
+  const missing = newCandidates(prepared, kept.candidates);
+  // No session is open on the database now: the last analysis closed its own.
+  if (missing.size > 0) await shrinkFiles(server, kept.storage, kept.tables);
+  const db = await reopenShadowDatabase(server, snapshot, kept.built, opts.statementTimeoutMs);
+  try {
+    progress({ phase: 'shadow', done: 1, total: 1 });
+    if (missing.size > 0) {
+      const built = await createCandidates(db, missing, kept.nextCandidate, snapshot, progress);
+      kept.nextCandidate += missing.size;
+      // CREATE INDEX wrote its table's size to pg_class (index_update_stats).
+      await restoreRelationSizes(db, snapshot);
+      await extendFiles(server, kept.storage, kept.relations);
+      const candidateFiles: ExtendJob[] = [];
+      for (const [key, c] of built) {
+        if (c) candidateFiles.push(...(await sizeCandidate(db.session, c, snapshot)));
+        kept.candidates.set(key, c);
+      }
+      await extendFiles(server, kept.storage, candidateFiles);
+    }
+    return { db, live: liveOf(kept.candidates), runIndexes: kept.runIndexes, warnings: kept.warnings, kept };
+  } catch (e) {
+    await db.close().catch(() => undefined);
+    throw e;
   }
 }
 
@@ -200,21 +308,32 @@ function prepareQueries(snapshot: SourceSnapshot, queries: QueryInput[], options
   });
 }
 
-/** Every distinct candidate of every query, built once; keyed by candidateKey. */
+/** The distinct candidates of every query that `known` does not hold yet, by candidateKey. */
+function newCandidates(prepared: PreparedQuery[], known: ReadonlyMap<string, unknown>): Map<string, IndexCandidate> {
+  const unique = new Map<string, IndexCandidate>();
+  for (const p of prepared) for (const c of p.candidates) if (!known.has(candidateKey(c))) unique.set(candidateKey(c), c);
+  return unique;
+}
+
+/** Builds each candidate once, named from the `first`-th on; null for one not built or covered. */
 async function createCandidates(
   db: ShadowDatabase,
-  prepared: PreparedQuery[],
+  unique: Map<string, IndexCandidate>,
+  first: number,
   snapshot: SourceSnapshot,
   progress: (p: AnalysisProgress) => void,
-): Promise<Map<string, LiveCandidate>> {
-  const unique = new Map<string, IndexCandidate>();
-  for (const p of prepared) for (const c of p.candidates) unique.set(candidateKey(c), c);
-  const live = new Map<string, LiveCandidate>();
+): Promise<Map<string, LiveCandidate | null>> {
+  const built = new Map<string, LiveCandidate | null>();
   let n = 0;
   for (const [key, c] of unique) {
-    progress({ phase: 'candidates', done: n++, total: unique.size });
-    const created = await createCandidate(db.session, c, n, snapshot);
-    if (created) live.set(key, created);
+    progress({ phase: 'candidates', done: n, total: unique.size });
+    built.set(key, (await createCandidate(db.session, c, first + n++, snapshot)) ?? null);
   }
+  return built;
+}
+
+function liveOf(candidates: ReadonlyMap<string, LiveCandidate | null>): Map<string, LiveCandidate> {
+  const live = new Map<string, LiveCandidate>();
+  for (const [key, c] of candidates) if (c) live.set(key, c);
   return live;
 }

@@ -109,6 +109,28 @@ export async function createShadowDatabase(
   }
 }
 
+/**
+ * A new session, logged in as the planner role, on a shadow database built earlier by
+ * createShadowDatabase (kept-shadows.ts): the same session settings, nothing rebuilt.
+ */
+export async function reopenShadowDatabase(
+  server: ShadowServer,
+  snapshot: SourceSnapshot,
+  built: Pick<ShadowDatabase, 'name' | 'ddlErrors' | 'notCopied'>,
+  statementTimeoutMs = 60_000,
+): Promise<ShadowDatabase> {
+  const session = await ShadowSession.connect(server.connection(built.name, plannerRoleOf(built.name)), statementTimeoutMs);
+  try {
+    await session.query(`SET check_function_bodies = off`);
+    await session.query(`SET client_min_messages = warning`);
+    await applySettings(session, snapshot);
+  } catch (e) {
+    await session.end();
+    throw e;
+  }
+  return { ...built, session, close: () => session.end() };
+}
+
 async function applySettings(session: ShadowSession, snapshot: SourceSnapshot): Promise<void> {
   for (const [k, v] of Object.entries(snapshot.settings)) {
     await session.query(`SELECT pg_catalog.set_config($1, $2, false)`, [k, v]).catch(() => undefined);
@@ -165,6 +187,15 @@ export async function restoreStatistics(db: ShadowDatabase, snapshot: SourceSnap
       .catch((e: Error) => warnings.push(`${s.schema}.${s.table}.${s.column}: ${e.message}`));
   }
   return { warnings };
+}
+
+/** Restores pg_class sizes only: what building an index overwrites of its table (index_update_stats). */
+export async function restoreRelationSizes(db: ShadowDatabase, snapshot: SourceSnapshot): Promise<void> {
+  for (const r of snapshot.relations) {
+    const oid = await oidOf(db.session, r.schema, r.name);
+    // a failure here was reported when the database was built
+    if (oid !== undefined) await restoreRelationStats(db.session, oid, r).catch(() => undefined);
+  }
 }
 
 async function oidOf(session: ShadowSession, schema: string, name: string): Promise<number | undefined> {
@@ -246,8 +277,8 @@ function run(command: string, args: string[], owner: { uid: number; gid: number 
   });
 }
 
-/** Extends tables and existing indexes to the source's physical sizes. */
-export async function extendRelations(server: ShadowServer, db: ShadowDatabase, relations: SourceRelation[]): Promise<void> {
+/** Extends tables and existing indexes to the source's physical sizes; returns what it extended. */
+export async function extendRelations(server: ShadowServer, db: ShadowDatabase, relations: SourceRelation[]): Promise<ExtendJob[]> {
   const storage = await storageInfo(server, db.session);
   const jobs: ExtendJob[] = [];
   for (const r of relations) {
@@ -257,6 +288,74 @@ export async function extendRelations(server: ShadowServer, db: ShadowDatabase, 
     if (file) jobs.push({ file, blocks: r.blocks });
   }
   await extendFiles(server, storage, jobs);
+  return jobs;
+}
+
+/** A table's file to give back its built length (`blocks`: the endpoint rows' page) from `extended` pages. */
+export interface ShrinkJob extends ExtendJob {
+  extended: number;
+}
+
+/**
+ * The tables' files as they are now, before extendRelations: what shrinkFiles gives them back so
+ * that candidates can again be built on physically empty tables (a kept database, kept-shadows.ts).
+ */
+export async function tableFiles(db: ShadowDatabase, relations: SourceRelation[]): Promise<ShrinkJob[]> {
+  const jobs: ShrinkJob[] = [];
+  for (const r of relations) {
+    if (!['r', 'm'].includes(r.kind) || r.blocks <= 0) continue;
+    const oid = await oidOf(db.session, r.schema, r.name);
+    const file = oid === undefined ? undefined : await relationFile(db.session, oid);
+    if (!file) continue;
+    const size = await db.session.query<{ blocks: number }>(
+      `SELECT (pg_catalog.pg_relation_size($1::oid) / pg_catalog.current_setting('block_size')::int)::int AS blocks`,
+      [oid],
+    );
+    jobs.push({ file, blocks: size.rows[0]!.blocks, extended: r.blocks });
+  }
+  return jobs;
+}
+
+/**
+ * Gives extended tables' files back their built length: segment 0 cut to its first pages, later
+ * segments to nothing (kept, as md.c's own truncation keeps them). Must run while no session has
+ * the database open: a backend keeps the segments it opened and counts blocks from its last one.
+ * Only zero pages go, which nothing ever read or wrote (we only EXPLAIN).
+ */
+export async function shrinkFiles(server: ShadowServer, storage: StorageInfo, jobs: ShrinkJob[]): Promise<void> {
+  const segments: { file: string; bytes: number }[] = [];
+  for (const job of jobs) {
+    if (!/^base\/\d+\/\d+$/.test(job.file)) throw new Error(`unexpected relation path ${job.file}`);
+    const count = Math.max(1, Math.ceil(Math.max(job.extended, job.blocks) / storage.segmentBlocks));
+    for (let seg = 0; seg < count; seg++) {
+      const blocks = Math.min(Math.max(job.blocks - seg * storage.segmentBlocks, 0), storage.segmentBlocks);
+      segments.push({ file: path.join(storage.dataDir, seg === 0 ? job.file : `${job.file}.${seg}`), bytes: blocks * storage.blockSize });
+    }
+  }
+  const owner = server.fileOwner;
+  if (!owner) {
+    for (const { file, bytes } of segments) {
+      let fd: number;
+      try {
+        fd = openSync(file, constants.O_RDWR | constants.O_NOFOLLOW);
+      } catch {
+        continue; // a segment never created
+      }
+      try {
+        if (fstatSync(fd).size > bytes) ftruncateSync(fd, bytes);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    return;
+  }
+  // `<N`: shrink to at most N, never grow; -c: create no segment that is not there.
+  for (const [bytes, group] of groupBy(segments, (s) => s.bytes)) {
+    const files = group.map((s) => s.file);
+    for (let i = 0; i < files.length; i += 200) {
+      await run('sh', ['-c', 'umask 077 && exec truncate -c -s "$0" -- "$@"', `<${bytes}`, ...files.slice(i, i + 200)], owner);
+    }
+  }
 }
 
 /**

@@ -74,6 +74,8 @@ export async function planCached(db: Db, input: PlanCachedInput): Promise<PlanCa
     const plan = (shadow: ShadowServer | undefined) =>
       analyzeSnapshot(input.snapshot, misses, {
         shadow,
+        // The warm server keeps the database built for this snapshot and schema between calls.
+        reuseKey: JSON.stringify([input.snapshotId, input.digest]),
         slots: INSIDE_A_SLOT,
         onProgress: (p) => {
           if (p.phase === 'queries') input.onProgress?.(hits + p.done, total);
