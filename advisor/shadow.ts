@@ -246,23 +246,41 @@ export async function extendFiles(server: ShadowServer, storage: StorageInfo, jo
       remaining -= blocks;
     }
   }
+  await resizeFiles(server, segments, 'grow');
+}
+
+/**
+ * Grows segments to at least, or shrinks them to at most, their sizes. As root the files belong to
+ * the shadow's OS user and `truncate` runs as that user (`>N` grow only; `<N` shrink only, `-c`
+ * creating nothing), one call per size: root never opens a path in a directory the shadow's
+ * processes can rewrite. Shrinking skips a segment that was never created.
+ */
+async function resizeFiles(server: ShadowServer, segments: { file: string; bytes: number }[], direction: 'grow' | 'shrink'): Promise<void> {
+  const grow = direction === 'grow';
   const owner = server.fileOwner;
   if (!owner) {
     for (const { file, bytes } of segments) {
-      const fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+      let fd: number;
       try {
-        if (fstatSync(fd).size < bytes) ftruncateSync(fd, bytes);
+        fd = grow ? openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600) : openSync(file, constants.O_RDWR | constants.O_NOFOLLOW);
+      } catch (error) {
+        if (grow) throw error;
+        continue; // a segment never created
+      }
+      try {
+        const size = fstatSync(fd).size;
+        if (grow ? size < bytes : size > bytes) ftruncateSync(fd, bytes);
       } finally {
         closeSync(fd);
       }
     }
     return;
   }
-  // One `truncate` per size (`>N`: grow to at least N, never shrink), as the shadow's user.
+  const script = grow ? 'umask 077 && exec truncate -s "$0" -- "$@"' : 'umask 077 && exec truncate -c -s "$0" -- "$@"';
   for (const [bytes, group] of groupBy(segments, (s) => s.bytes)) {
     const files = group.map((s) => s.file);
     for (let i = 0; i < files.length; i += 200) {
-      await run('sh', ['-c', 'umask 077 && exec truncate -s "$0" -- "$@"', `>${bytes}`, ...files.slice(i, i + 200)], owner);
+      await run('sh', ['-c', script, `${grow ? '>' : '<'}${bytes}`, ...files.slice(i, i + 200)], owner);
     }
   }
 }
@@ -332,30 +350,7 @@ export async function shrinkFiles(server: ShadowServer, storage: StorageInfo, jo
       segments.push({ file: path.join(storage.dataDir, seg === 0 ? job.file : `${job.file}.${seg}`), bytes: blocks * storage.blockSize });
     }
   }
-  const owner = server.fileOwner;
-  if (!owner) {
-    for (const { file, bytes } of segments) {
-      let fd: number;
-      try {
-        fd = openSync(file, constants.O_RDWR | constants.O_NOFOLLOW);
-      } catch {
-        continue; // a segment never created
-      }
-      try {
-        if (fstatSync(fd).size > bytes) ftruncateSync(fd, bytes);
-      } finally {
-        closeSync(fd);
-      }
-    }
-    return;
-  }
-  // `<N`: shrink to at most N, never grow; -c: create no segment that is not there.
-  for (const [bytes, group] of groupBy(segments, (s) => s.bytes)) {
-    const files = group.map((s) => s.file);
-    for (let i = 0; i < files.length; i += 200) {
-      await run('sh', ['-c', 'umask 077 && exec truncate -c -s "$0" -- "$@"', `<${bytes}`, ...files.slice(i, i + 200)], owner);
-    }
-  }
+  await resizeFiles(server, segments, 'shrink');
 }
 
 /**

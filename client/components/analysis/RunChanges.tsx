@@ -1,12 +1,12 @@
 // What a CI run changed under production statistics, compared with its baseline run: queries
 // whose cost rose or that an index would now help; new queries as information.
 import { Link } from 'react-router-dom';
-import { environmentPath, queryPath, runPath } from '../../lib/paths';
+import { environmentPath, queryPath } from '../../lib/paths';
 import { formatCost, formatPercent } from '../../lib/plan';
 import { formatNumber } from '../../lib/time';
 import { trpc, type RouterOutputs } from '../../trpc';
 import { Badge, type BadgeTone } from '../Badge';
-import { RelativeTime } from '../RelativeTime';
+import { BaselineLink } from '../ci/BaselineLink';
 import { EmptyState, ErrorState, Loading } from '../States';
 import { Arrow } from './QueryAnalysis';
 
@@ -113,14 +113,7 @@ export function RunChanges({ runId, envId }: { runId: string; envId: string | nu
       <p className="muted">
         {baseline ? (
           <>
-            Compared with <Link to={runPath(baseline.id)}>run {baseline.runId}</Link>
-            {baseline.branch ? (
-              <>
-                {' '}
-                on <code>{baseline.branch}</code>
-              </>
-            ) : null}
-            , received <RelativeTime value={baseline.createdAt} />.
+            <BaselineLink baseline={baseline} />.
           </>
         ) : (
           'No earlier run of this branch or of the default branch to compare with: queries an index would help are listed.'

@@ -2,9 +2,10 @@
 // and while the analysis runs, how far it got.
 import { Link } from 'react-router-dom';
 import type { Verdict } from '../../../shared/policy';
-import { environmentPath, runPath } from '../../lib/paths';
+import { environmentPath } from '../../lib/paths';
 import { formatNumber } from '../../lib/time';
 import { RelativeTime } from '../RelativeTime';
+import { BaselineLink } from '../ci/BaselineLink';
 
 const TITLES: Record<Verdict['status'], string> = {
   pass: 'Passed',
@@ -52,14 +53,7 @@ function Summary({ verdict, envId }: { verdict: Verdict; envId: string | null })
       <p className="verdict-line muted small">
         {baseline ? (
           <>
-            Compared with <Link to={runPath(baseline.id)}>run {baseline.runId}</Link>
-            {baseline.branch ? (
-              <>
-                {' '}
-                on <code>{baseline.branch}</code>
-              </>
-            ) : null}
-            , received <RelativeTime value={baseline.createdAt} />
+            <BaselineLink baseline={baseline} />
           </>
         ) : (
           'No baseline run'
