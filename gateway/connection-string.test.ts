@@ -12,6 +12,7 @@ import { parsePostgresUrl } from '../shared/validation';
 import { request, startTestAnalyzer } from '../test/support/analyzer';
 import { openTestServices, startTestServer, type TestServer } from '../test/support/services';
 import { GatewayError, openGateway } from './index';
+import { requestJson } from '../test/support/api';
 
 const BASE = 'postgresql://app:s3cret@db.example.com:6543/shop';
 
@@ -89,10 +90,8 @@ describe('file parameters over HTTP: refused with 400 before anything reads them
   let analyzer: Awaited<ReturnType<typeof startTestAnalyzer>>;
   let envId: string;
 
-  const api = async (method: string, urlPath: string, body: unknown) => {
-    const response = await fetch(`${server.url}/api${urlPath}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: response.status, body: (await response.json()) as { id?: string; error?: { code: string; message: string; issues?: { message: string }[] } } };
-  };
+  const api = (method: string, urlPath: string, body: unknown) =>
+    requestJson<{ id?: string; error?: { code: string; message: string; issues?: { message: string }[] } }>(`${server.url}/api${urlPath}`, { method, json: body });
   const attempts = () => [
     `${BASE}?sslrootcert=${encodeURIComponent(fifo)}`,
     `${BASE}?sslkey=/dev/zero`,

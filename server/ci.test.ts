@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../test/support/services';
 import { CI_LIMITS } from '../shared/ci';
+import { requestJson } from '../test/support/api';
 
 afterAll(() => stopTestPostgres());
 
@@ -11,15 +12,8 @@ describe.each(BACKENDS)('CI runs and catalog writes over HTTP on %s', (backend) 
   let envId: string;
   const repo = 'acme/http-app';
 
-  const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${server.url}/api${path}`, {
-      method,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-  };
+  const api = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    requestJson(`${server.url}/api${path}`, { method, headers, ...(Buffer.isBuffer(body) ? { raw: new Uint8Array(body) } : { json: body }) });
 
   beforeAll(async () => {
     server = await startTestServer(await openTestServices(backend, { maxBodyBytes: 256 * 1024 }));

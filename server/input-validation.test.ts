@@ -13,6 +13,7 @@ import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type Tes
 import { createContext, publicProcedure, router } from './trpc';
 import { rowsOf } from './catalog/sql';
 import { CI_LIMITS } from '../shared/ci';
+import { requestJson } from '../test/support/api';
 
 afterAll(() => stopTestPostgres());
 
@@ -23,15 +24,8 @@ describe.each(BACKENDS)('input the database cannot store (%s)', (backend) => {
   let envId: string;
   const repo = 'acme/validation';
 
-  const api = async (method: string, path: string, body?: unknown, raw?: string) => {
-    const response = await fetch(`${server.url}${path.startsWith('/trpc') ? '' : '/api'}${path}`, {
-      method,
-      headers: body === undefined && raw === undefined ? {} : { 'content-type': 'application/json' },
-      body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
-  };
+  const api = (method: string, path: string, body?: unknown, raw?: string) =>
+    requestJson(`${server.url}${path.startsWith('/trpc') ? '' : '/api'}${path}`, { method, json: body, raw });
   /** Every table's row count: a refused request leaves them all as they were. */
   const counts = async () => {
     const { db } = server.services.store;

@@ -3,21 +3,14 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY } from '../shared/policy';
 import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../test/support/services';
+import { requestJson } from '../test/support/api';
 
 afterAll(() => stopTestPostgres());
 
 describe.each(BACKENDS)('policy and acknowledgements over REST (%s)', (backend) => {
   let server: TestServer;
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}/api${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
-  };
+  const api = (method: string, path: string, body?: unknown) => requestJson(`${server.url}/api${path}`, { method, json: body });
   const createEnv = async (slug: string) => {
     const res = await api('POST', '/env', { name: slug, slug });
     expect(res.status).toBe(201);

@@ -6,6 +6,7 @@ import { startPostgres, type PostgresServer } from '../../test/support/postgres'
 import { BY_CUSTOMER, BY_ID, REFUNDS, createShopDatabase } from '../../test/support/shop';
 import { waitForAnalysis } from './jobs';
 import { snapshotInProgress } from '../verdict/snapshots';
+import { requestJson } from '../../test/support/api';
 
 let production: PostgresServer;
 let productionUrl: string;
@@ -22,15 +23,7 @@ afterAll(async () => {
 
 describe.each(BACKENDS)('query analysis with production statistics (%s)', (backend) => {
   let server: TestServer;
-  const api = async (path: string, init: { method?: string; json?: unknown } = {}) => {
-    const res = await fetch(`${server.url}/api${path}`, {
-      method: init.method ?? 'GET',
-      headers: init.json === undefined ? {} : { 'content-type': 'application/json' },
-      body: init.json === undefined ? undefined : JSON.stringify(init.json),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
-  };
+  const api = (path: string, init: { method?: string; json?: unknown } = {}) => requestJson(`${server.url}/api${path}`, init);
   const analyze = async (env: string) => {
     const started = await api(`/env/${env}/analyze`, { method: 'POST' });
     expect(started.status).toBe(202);

@@ -6,17 +6,10 @@ import { openTestServices, startTestServer, type TestServer } from '../../test/s
 import { ShadowSlots } from '../../advisor/index';
 import { productionSnapshots } from '../db/schema';
 import { startAnalysis, waitForAnalysis } from './jobs';
+import { requestJson } from '../../test/support/api';
 
 let server: TestServer;
-const api = async (path: string, init: { method?: string; json?: unknown } = {}) => {
-  const res = await fetch(`${server.url}/api${path}`, {
-    method: init.method ?? 'GET',
-    headers: init.json === undefined ? {} : { 'content-type': 'application/json' },
-    body: init.json === undefined ? undefined : JSON.stringify(init.json),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-};
+const api = (path: string, init: { method?: string; json?: unknown } = {}) => requestJson(`${server.url}/api${path}`, init);
 
 beforeAll(async () => {
   server = await startTestServer(await openTestServices('pglite'));

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../../test/support/services';
 import { fingerprintQuery, formatQuery, QueryParseError } from '../../shared/sql-fingerprint';
+import { requestJson } from '../../test/support/api';
 
 afterAll(() => stopTestPostgres());
 
@@ -39,15 +40,7 @@ describe.each(BACKENDS)('unparseable queries through the API (%s)', (backend) =>
   let envId: string;
   const repo = 'acme/parse-errors';
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}/api${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const api = (method: string, path: string, body?: unknown) => requestJson(`${server.url}/api${path}`, { method, json: body });
   const catalog = async () => (await api('GET', `/env/${envId}/queries`)).body as { hash: string; ciRunCount: number; formattedQuery: string }[];
 
   beforeAll(async () => {

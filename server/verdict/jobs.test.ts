@@ -11,6 +11,7 @@ import { rowsOf } from '../catalog/sql';
 import { waitForRunVerdict } from './jobs';
 import { closeWarmShadows } from './shadows';
 import { snapshotInProgress } from './snapshots';
+import { requestJson } from '../../test/support/api';
 
 const BY_ACCOUNT = 'SELECT id, created_at FROM events WHERE account_id = $1';
 const BY_ID = 'SELECT * FROM events WHERE id = $1';
@@ -43,15 +44,7 @@ afterAll(async () => {
 describe.each(BACKENDS)('verdict analysis of CI runs (%s)', (backend) => {
   let server: TestServer;
   const repo = `acme/app-${backend}`;
-  const api = async (path: string, init: { method?: string; json?: unknown } = {}) => {
-    const res = await fetch(`${server.url}/api${path}`, {
-      method: init.method ?? 'GET',
-      headers: init.json === undefined ? {} : { 'content-type': 'application/json' },
-      body: init.json === undefined ? undefined : JSON.stringify(init.json),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const api = (path: string, init: { method?: string; json?: unknown } = {}) => requestJson(`${server.url}/api${path}`, init);
   const post = async (runRepo: string, runId: string, branch: string, queries: string[]) => {
     const res = await api('/ci/runs', { method: 'POST', json: { repo: runRepo, runId, branch, queries: queries.map((query) => ({ query, calls: 10 })) } });
     expect(res.status).toBe(201);

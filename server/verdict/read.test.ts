@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../../test/support/services';
+import { requestJson } from '../../test/support/api';
 
 afterAll(() => stopTestPostgres());
 
@@ -17,15 +18,7 @@ describe.each(BACKENDS)('CI run verdicts over REST (%s)', (backend) => {
   let seq = 0;
   const repo = 'acme/verdicts';
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}/api${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const api = (method: string, path: string, body?: unknown) => requestJson(`${server.url}/api${path}`, { method, json: body });
   const exec = (query: ReturnType<typeof sql>) => server.services.store.db.execute(query);
 
   /** A run of the linked repository as ingestion stores it, with its queries in the catalog. */

@@ -9,6 +9,7 @@ import { buildClient, chromiumAvailable, CHROMIUM_PATH, launchBrowser, screensho
 import { startPostgres, type PostgresServer } from '../support/postgres';
 import { openTestServices, startTestServer, type TestServer } from '../support/services';
 import { BY_CUSTOMER, BY_ID, REFUNDS, createShopDatabase } from '../support/shop';
+import { requestJson } from '../support/api';
 
 
 const REPO = 'acme/shop';
@@ -22,14 +23,8 @@ const pageErrors: string[] = [];
 let envId = '';
 let mainRunId = '';
 
-async function api<T = any>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${server.url}/api${route}`, {
-    method,
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+function api<T = any>(method: string, route: string, body?: unknown) {
+  return requestJson<T>(`${server.url}/api${route}`, { method, json: body });
 }
 
 async function ingest(runId: string, branch: string, queries: string[]) {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClient, chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot, visible } from '../support/browser';
 import { startPostgres, type PostgresServer } from '../support/postgres';
 import { openTestServices, startTestServer, type TestServer } from '../support/services';
+import { requestJson } from '../support/api';
 
 const REPO = 'acme/storefront';
 const BY_ID = 'SELECT * FROM orders WHERE id = $1';
@@ -28,14 +29,8 @@ let mainRun = '';
 let prRun = '';
 let sandboxRun = '';
 
-async function api<T = any>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${server.url}/api${route}`, {
-    method,
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+function api<T = any>(method: string, route: string, body?: unknown) {
+  return requestJson<T>(`${server.url}/api${route}`, { method, json: body });
 }
 
 async function ingest(repo: string, runId: string, extra: Record<string, unknown>, queries: string[]) {
