@@ -7,7 +7,7 @@ import { loadParser } from '../shared/sql-fingerprint.js';
 import { candidateKey, candidatesFor, type CandidateOptions, type IndexCandidate } from './candidates.js';
 import { snapshotCatalog } from './catalog.js';
 import { btreeHeights, descentCost } from './descent.js';
-import { createCandidate, liveRunIndex, sizeCandidate, type LiveCandidate } from './live-candidates.js';
+import { createCandidates as buildCandidates, liveRunIndex, sizeCandidates, type LiveCandidate } from './live-candidates.js';
 import { planObjectsReader } from './plan-objects.js';
 import { costWith, rankIndexes, recommendFor, unplanned, type QueryInput } from './recommend.js';
 import { claimKept, type KeptShadow } from './kept-shadows.js';
@@ -217,7 +217,7 @@ async function buildShadow(
     await restoreStatistics(db, snapshot).then((r) => warnings.push(...r.warnings));
     const relations = await extendRelations(server, db, snapshot.relations);
     const candidateFiles: ExtendJob[] = [];
-    for (const c of built.values()) if (c) candidateFiles.push(...(await sizeCandidate(db.session, c, snapshot)));
+    candidateFiles.push(...(await sizeCandidates(db.session, [...liveOf(built).values()], snapshot)));
     const runIndexes = await sizeRunIndexes(db, snapshot, candidateFiles, warnings);
     const storage = await storageInfo(server, db.session);
     await extendFiles(server, storage, candidateFiles);
@@ -255,10 +255,8 @@ async function reuseShadow(
       await restoreRelationSizes(db, snapshot);
       await extendFiles(server, kept.storage, kept.relations);
       const candidateFiles: ExtendJob[] = [];
-      for (const [key, c] of built) {
-        if (c) candidateFiles.push(...(await sizeCandidate(db.session, c, snapshot)));
-        kept.candidates.set(key, c);
-      }
+      candidateFiles.push(...(await sizeCandidates(db.session, [...liveOf(built).values()], snapshot)));
+      for (const [key, c] of built) kept.candidates.set(key, c);
       await extendFiles(server, kept.storage, candidateFiles);
     }
     return { db, live: liveOf(kept.candidates), runIndexes: kept.runIndexes, warnings: kept.warnings, kept };
@@ -282,7 +280,7 @@ async function sizeRunIndexes(db: ShadowDatabase, snapshot: SourceSnapshot, file
       if (index.am !== 'brin') warnings.push(`index ${schema}.${name} of the run's schema was not built in the shadow`);
       continue;
     }
-    files.push(...(await sizeCandidate(db.session, live, snapshot)));
+    files.push(...(await sizeCandidates(db.session, [live], snapshot)));
     // Descent costs are B-tree's; other methods sized like one do not get them.
     if (index.am !== 'btree') live.heights.clear();
     sized.push(live);
@@ -316,20 +314,14 @@ function newCandidates(prepared: PreparedQuery[], known: ReadonlyMap<string, unk
 }
 
 /** Builds each candidate once, named from the `first`-th on; null for one not built or covered. */
-async function createCandidates(
+function createCandidates(
   db: ShadowDatabase,
   unique: Map<string, IndexCandidate>,
   first: number,
   snapshot: SourceSnapshot,
   progress: (p: AnalysisProgress) => void,
 ): Promise<Map<string, LiveCandidate | null>> {
-  const built = new Map<string, LiveCandidate | null>();
-  let n = 0;
-  for (const [key, c] of unique) {
-    progress({ phase: 'candidates', done: n, total: unique.size });
-    built.set(key, (await createCandidate(db.session, c, first + n++, snapshot)) ?? null);
-  }
-  return built;
+  return buildCandidates(db.session, unique, first, snapshot, (done, total) => progress({ phase: 'candidates', done, total }));
 }
 
 function liveOf(candidates: ReadonlyMap<string, LiveCandidate | null>): Map<string, LiveCandidate> {

@@ -4,7 +4,7 @@
 // a scan of one what it would cost there.
 import { candidateTarget, isCovered, type IndexCandidate } from './candidates.js';
 import { columnSize } from './catalog.js';
-import { explain, relationFile, restoreRelationStats, type ExtendJob } from './shadow.js';
+import { explain, relationPath, restoreRelationsStats, type ExtendJob } from './shadow.js';
 import { SET_INDEXES_VALID } from './shadow-access.js';
 import type { ShadowSession } from './shadow-session.js';
 import { estimateBtreeHeight, estimateIndexPages } from './sizing.js';
@@ -23,44 +23,94 @@ export interface LiveCandidate extends IndexCandidate {
   heights: Map<string, number>;
 }
 
-/**
- * Builds the n-th candidate on the still-empty table, then hides it (indisvalid = false).
- * Undefined when PostgreSQL cannot build it, or when an index the source has covers it.
- */
-export async function createCandidate(session: ShadowSession, c: IndexCandidate, n: number, snapshot: SourceSnapshot): Promise<LiveCandidate | undefined> {
-  const name = `${CANDIDATE_NAME_PREFIX}${n}`;
-  try {
-    await session.query(`CREATE INDEX ${quoteIdent(name)} ON ${candidateTarget(c)}`);
-  } catch {
-    return undefined; // e.g. a type without a default operator class for the method
-  }
-  const tree = await indexTree(session, c.schema, name);
-  // On a partitioned table CREATE INDEX attaches a partition's matching index instead of
-  // building one; those existed before (lower oids) and must stay visible and keep their size.
-  const own = tree.filter((r) => r.oid >= tree[0]!.oid);
-  const oids = own.map((r) => r.oid);
-  // The predicate as pg_get_expr prints it, the form the source's indexes were read in.
-  const pred = await session.query<{ pred: string | null }>(`SELECT pg_catalog.pg_get_expr(indpred, indrelid) AS pred FROM pg_catalog.pg_index WHERE indexrelid = $1`, [oids[0]]);
-  const normalized = { ...c, predicate: pred.rows[0]?.pred ?? null };
-  const existing = snapshot.indexes.filter((i) => i.schema === c.schema && i.table === c.table);
-  if (existing.some((e) => isCovered(normalized, e))) {
-    await session.query(`DROP INDEX ${quoteIdent(c.schema)}.${quoteIdent(name)}`);
-    return undefined;
-  }
-  await session.query(`SELECT ${SET_INDEXES_VALID}($1::oid[], false)`, [oids]);
-  return { ...c, oids, names: new Set(own.map((r) => r.name)), pages: 0, heights: new Map() };
+/** A candidate built but not yet looked at: its scratch name. */
+interface Built {
+  key: string;
+  candidate: IndexCandidate;
+  name: string;
 }
 
-/** An index and its partition parts, the index first. */
-async function indexTree(session: ShadowSession, schema: string, name: string): Promise<{ oid: number; name: string }[]> {
-  const tree = await session.query<{ oid: number; name: string }>(
+/**
+ * Builds each candidate, named from the `first`-th on, on the still-empty tables, then hides them
+ * all (indisvalid = false). Null for one PostgreSQL cannot build, or that an index the source has
+ * covers. One CREATE INDEX each, then one statement for all: a kept shadow database holds
+ * thousands of indexes, and every extra round trip per candidate is paid again in each CI run.
+ */
+export async function createCandidates(
+  session: ShadowSession,
+  unique: ReadonlyMap<string, IndexCandidate>,
+  first: number,
+  snapshot: SourceSnapshot,
+  onProgress: (done: number, total: number) => void = () => undefined,
+): Promise<Map<string, LiveCandidate | null>> {
+  const result = new Map<string, LiveCandidate | null>();
+  const built: Built[] = [];
+  let n = 0;
+  for (const [key, candidate] of unique) {
+    onProgress(n, unique.size);
+    const name = `${CANDIDATE_NAME_PREFIX}${first + n++}`;
+    result.set(key, null);
+    try {
+      await session.query(`CREATE INDEX ${quoteIdent(name)} ON ${candidateTarget(candidate)}`);
+      built.push({ key, candidate, name });
+    } catch {
+      // e.g. a type without a default operator class for the method
+    }
+  }
+  const trees = await indexTrees(session, built.map((b) => [b.candidate.schema, b.name]));
+  const hidden: number[] = [];
+  const covered: string[] = [];
+  for (const b of built) {
+    const tree = trees.get(`${b.candidate.schema}.${b.name}`) ?? [];
+    if (!tree.length) continue;
+    // On a partitioned table CREATE INDEX attaches a partition's matching index instead of
+    // building one; those existed before (lower oids) and must stay visible and keep their size.
+    const own = tree.filter((r) => r.oid >= tree[0]!.oid);
+    // The predicate as pg_get_expr prints it, the form the source's indexes were read in.
+    const normalized = { ...b.candidate, predicate: tree[0]!.predicate };
+    const existing = snapshot.indexes.filter((i) => i.schema === b.candidate.schema && i.table === b.candidate.table);
+    if (existing.some((e) => isCovered(normalized, e))) {
+      covered.push(`${quoteIdent(b.candidate.schema)}.${quoteIdent(b.name)}`);
+      continue;
+    }
+    hidden.push(...own.map((r) => r.oid));
+    result.set(b.key, { ...b.candidate, oids: own.map((r) => r.oid), names: new Set(own.map((r) => r.name)), pages: 0, heights: new Map() });
+  }
+  if (covered.length) await session.query(`DROP INDEX ${covered.join(', ')}`);
+  if (hidden.length) await session.query(`SELECT ${SET_INDEXES_VALID}($1::oid[], false)`, [hidden]);
+  return result;
+}
+
+interface TreeRow {
+  oid: number;
+  name: string;
+  predicate: string | null;
+}
+
+/**
+ * Each index and its partition parts, the index first, by `schema.name` of the index (unquoted),
+ * with the index's predicate as pg_get_expr prints it. An index that does not exist has no entry.
+ */
+async function indexTrees(session: ShadowSession, indexes: [schema: string, name: string][]): Promise<Map<string, TreeRow[]>> {
+  const trees = new Map<string, TreeRow[]>();
+  if (!indexes.length) return trees;
+  const rows = await session.query<TreeRow & { key: string }>(
     // pg_partition_tree is empty for an index outside any partition tree, hence the UNION.
-    `SELECT c.oid::int AS oid, c.relname AS name FROM pg_catalog.pg_class c
-     WHERE c.oid = pg_catalog.to_regclass($1) OR c.oid IN (SELECT relid FROM pg_catalog.pg_partition_tree(pg_catalog.to_regclass($1)))
-     ORDER BY c.oid = pg_catalog.to_regclass($1) DESC`,
-    [`${escapeIdentifier(schema)}.${escapeIdentifier(name)}`],
+    `SELECT u.key, c.oid::int AS oid, c.relname AS name, pg_catalog.pg_get_expr(i.indpred, i.indrelid) AS predicate
+     FROM (SELECT k AS key, pg_catalog.to_regclass(q) AS root FROM ROWS FROM (pg_catalog.unnest($1::text[]), pg_catalog.unnest($2::text[])) AS a(k, q)) u
+     CROSS JOIN LATERAL (SELECT u.root AS relid UNION SELECT t.relid FROM pg_catalog.pg_partition_tree(u.root) t) part
+     JOIN pg_catalog.pg_class c ON c.oid = part.relid
+     JOIN pg_catalog.pg_index i ON i.indexrelid = c.oid
+     WHERE u.root IS NOT NULL
+     ORDER BY u.key, c.oid = u.root DESC, c.oid`,
+    [indexes.map(([schema, name]) => `${schema}.${name}`), indexes.map(([schema, name]) => `${escapeIdentifier(schema)}.${escapeIdentifier(name)}`)],
   );
-  return tree.rows;
+  for (const r of rows.rows) {
+    const tree = trees.get(r.key) ?? [];
+    tree.push({ oid: r.oid, name: r.name, predicate: r.predicate });
+    trees.set(r.key, tree);
+  }
+  return trees;
 }
 
 /**
@@ -71,7 +121,7 @@ async function indexTree(session: ShadowSession, schema: string, name: string): 
  */
 export async function liveRunIndex(session: ShadowSession, index: SourceIndex): Promise<LiveCandidate | undefined> {
   if (index.am === 'brin') return undefined;
-  const tree = await indexTree(session, index.schema, index.name);
+  const tree = (await indexTrees(session, [[index.schema, index.name]])).get(`${index.schema}.${index.name}`) ?? [];
   if (!tree.length) return undefined;
   return {
     schema: index.schema,
@@ -88,34 +138,44 @@ export async function liveRunIndex(session: ShadowSession, index: SourceIndex): 
 }
 
 /**
- * Gives each part of a candidate the size and row count it would have in production; returns the
- * files to extend to that size (all candidates' files are extended together, see extendFiles).
+ * Gives each part of every candidate the size and row count it would have in production (pages,
+ * heights); returns the files to extend to that size (extended together, see extendFiles). The
+ * parts are read, and their sizes restored, in one statement each for all candidates.
  */
-export async function sizeCandidate(session: ShadowSession, c: LiveCandidate, snapshot: SourceSnapshot): Promise<ExtendJob[]> {
-  const parts = await session.query<{ index: number; name: string; schema: string; table: string; kind: string }>(
-    `SELECT i.indexrelid::int AS index, i.indexrelid::pg_catalog.regclass::text AS name, n.nspname AS schema, t.relname AS table, t.relkind AS kind
-     FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class t ON t.oid = i.indrelid JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace WHERE i.indexrelid = ANY($1::oid[])`,
-    [c.oids],
+export async function sizeCandidates(session: ShadowSession, candidates: LiveCandidate[], snapshot: SourceSnapshot): Promise<ExtendJob[]> {
+  if (!candidates.length) return [];
+  const parts = await session.query<{ index: number; name: string; schema: string; table: string; kind: string; path: string | null }>(
+    `SELECT i.indexrelid::int AS index, i.indexrelid::pg_catalog.regclass::text AS name, n.nspname AS schema, t.relname AS table, t.relkind AS kind,
+            pg_catalog.pg_relation_filepath(i.indexrelid) AS path
+     FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class t ON t.oid = i.indrelid JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
+     WHERE i.indexrelid = ANY($1::oid[])`,
+    [candidates.flatMap((c) => c.oids)],
   );
+  const byOid = new Map(parts.rows.map((p) => [p.index, p]));
   const files: ExtendJob[] = [];
-  let total = 0;
-  for (const part of parts.rows) {
-    if (part.kind === 'p') continue; // the partitioned index itself has no storage
-    const rel = snapshot.relations.find((r) => r.schema === part.schema && r.name === part.table);
-    let tuples = Math.max(rel?.reltuples ?? 0, 0);
-    if (c.predicate) {
-      // The planner's own estimate of the rows the predicate keeps, from the restored statistics.
-      const plan = await explain(session, `SELECT 1 FROM ONLY ${quoteIdent(part.schema)}.${quoteIdent(part.table)} WHERE ${c.predicate}`);
-      tuples = Math.min(tuples, plan['Plan Rows']);
+  const restores: { oid: number; pages: number; tuples: number }[] = [];
+  for (const c of candidates) {
+    let total = 0;
+    for (const oid of c.oids) {
+      const part = byOid.get(oid);
+      if (!part || part.kind === 'p') continue; // the partitioned index itself has no storage
+      const rel = snapshot.relations.find((r) => r.schema === part.schema && r.name === part.table);
+      let tuples = Math.max(rel?.reltuples ?? 0, 0);
+      if (c.predicate) {
+        // The planner's own estimate of the rows the predicate keeps, from the restored statistics.
+        const plan = await explain(session, `SELECT 1 FROM ONLY ${quoteIdent(part.schema)}.${quoteIdent(part.table)} WHERE ${c.predicate}`);
+        tuples = Math.min(tuples, plan['Plan Rows']);
+      }
+      const stat = (column: string) => columnSize(snapshot, part.schema, part.table, column);
+      const pages = estimateIndexPages({ am: c.am, keys: c.keys, include: c.include, tuples, unique: false, stat });
+      total += pages;
+      if (c.am === 'btree') c.heights.set(part.name.replace(/^.*\./, '').replace(/^"(.*)"$/, '$1'), estimateBtreeHeight(pages, stat(c.keys[0]!).avgWidth));
+      restores.push({ oid, pages, tuples });
+      const file = relationPath(part.path);
+      if (file) files.push({ file, blocks: pages });
     }
-    const stat = (column: string) => columnSize(snapshot, part.schema, part.table, column);
-    const pages = estimateIndexPages({ am: c.am, keys: c.keys, include: c.include, tuples, unique: false, stat });
-    total += pages;
-    if (c.am === 'btree') c.heights.set(part.name.replace(/^.*\./, '').replace(/^"(.*)"$/, '$1'), estimateBtreeHeight(pages, stat(c.keys[0]!).avgWidth));
-    await restoreRelationStats(session, part.index, { relpages: pages, reltuples: tuples, relallvisible: 0 });
-    const file = await relationFile(session, part.index);
-    if (file) files.push({ file, blocks: pages });
+    c.pages = total;
   }
-  c.pages = total;
+  await restoreRelationsStats(session, restores.map((r) => ({ oid: r.oid, relpages: r.pages, reltuples: r.tuples, relallvisible: 0 })));
   return files;
 }

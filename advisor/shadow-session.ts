@@ -11,6 +11,10 @@
 // sends the text through the extended protocol anyway. Without placeholders that is the plan.
 // With placeholders the server parses it, accepts it as one statement, and only then refuses to
 // bind it; the very same text, with nothing run in between, then goes through the simple protocol.
+// The session remembers which way a text went: how the server splits a text depends only on the
+// text and the session's parser settings (standard_conforming_strings and the like), which are
+// set once when the session starts and never by anything it explains, so a text accepted as one
+// statement stays one. An analysis explains each query a dozen times; it is probed once.
 import pg from 'pg';
 import type { PlanNode } from '../shared/plan.js';
 import { refusalReason } from './statement.js';
@@ -33,6 +37,9 @@ const isUnboundPlaceholders = (e: unknown) => {
 };
 
 export class ShadowSession {
+  /** Texts explain() has sent, and the protocol that planned them. */
+  private readonly accepted = new Map<string, 'extended' | 'simple'>();
+
   private constructor(private readonly client: pg.Client) {}
 
   static async connect(config: pg.ClientConfig, statementTimeoutMs: number): Promise<ShadowSession> {
@@ -55,19 +62,25 @@ export class ShadowSession {
   }
 
   /**
-   * EXPLAIN (GENERIC_PLAN, FORMAT JSON) of one user statement. Must run inside a transaction (it
-   * uses a savepoint); refused with RefusedStatementError unless the statement is exactly one
-   * SELECT, INSERT, UPDATE, DELETE or MERGE (statement.ts).
+   * EXPLAIN (GENERIC_PLAN, FORMAT JSON) of one user statement. The first time a text is seen it
+   * must run inside a transaction (the probe uses a savepoint; see knows()); refused with
+   * RefusedStatementError unless the statement is exactly one SELECT, INSERT, UPDATE, DELETE or
+   * MERGE (statement.ts).
    */
   async explain(sql: string): Promise<PlanNode> {
     const reason = refusalReason(sql);
     if (reason) throw new RefusedStatementError(reason);
     const text = `EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${sql}`;
     const plan = (r: pg.QueryResult) => (r.rows[0] as { 'QUERY PLAN': { Plan: PlanNode }[] })['QUERY PLAN'][0]!.Plan;
+    const known = this.accepted.get(sql);
+    if (known === 'extended') return plan(await this.query(text));
+    // Only a text the server's own parser took as exactly one statement in this session gets here.
+    if (known === 'simple') return plan(await this.client.query(text));
     await this.query('SAVEPOINT qt_one_statement');
     try {
       const r = await this.query(text);
       await this.query('RELEASE SAVEPOINT qt_one_statement');
+      this.accepted.set(sql, 'extended');
       return plan(r);
     } catch (e) {
       await this.query('ROLLBACK TO SAVEPOINT qt_one_statement');
@@ -75,7 +88,13 @@ export class ShadowSession {
       if (!isUnboundPlaceholders(e)) throw e;
     }
     // The server's own parser just took exactly this text as one statement.
+    this.accepted.set(sql, 'simple');
     return plan(await this.client.query(text));
+  }
+
+  /** Whether explain() has planned this text before: then it needs no transaction of its own. */
+  knows(sql: string): boolean {
+    return this.accepted.has(sql);
   }
 
   end(): Promise<void> {

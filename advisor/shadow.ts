@@ -138,12 +138,25 @@ async function applySettings(session: ShadowSession, snapshot: SourceSnapshot): 
   await session.query(`SELECT pg_catalog.set_config('search_path', $1, false)`, [snapshot.searchPath]).catch(() => undefined);
 }
 
+interface RelationSize {
+  relpages: number;
+  reltuples: number;
+  relallvisible: number;
+}
+
 /** pg_restore_relation_stats for one relation of the shadow (by oid). */
-export async function restoreRelationStats(session: ShadowSession, oid: number, stats: { relpages: number; reltuples: number; relallvisible: number }): Promise<void> {
+export async function restoreRelationStats(session: ShadowSession, oid: number, stats: RelationSize): Promise<void> {
+  await restoreRelationsStats(session, [{ oid, ...stats }]);
+}
+
+/** pg_restore_relation_stats for many relations of the shadow (by oid), in one statement. */
+export async function restoreRelationsStats(session: ShadowSession, relations: (RelationSize & { oid: number })[]): Promise<void> {
+  if (!relations.length) return;
   await session.query(
-    `SELECT pg_catalog.pg_restore_relation_stats('schemaname', n.nspname::text, 'relname', c.relname::text, 'relpages', $2::int, 'reltuples', $3::real, 'relallvisible', $4::int)
-     FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1`,
-    [oid, Math.round(stats.relpages), stats.reltuples, Math.round(stats.relallvisible)],
+    `SELECT pg_catalog.pg_restore_relation_stats('schemaname', n.nspname::text, 'relname', c.relname::text, 'relpages', u.relpages, 'reltuples', u.reltuples, 'relallvisible', u.relallvisible)
+     FROM ROWS FROM (pg_catalog.unnest($1::oid[]), pg_catalog.unnest($2::int[]), pg_catalog.unnest($3::real[]), pg_catalog.unnest($4::int[])) AS u(oid, relpages, reltuples, relallvisible)
+     JOIN pg_catalog.pg_class c ON c.oid = u.oid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`,
+    [relations.map((r) => r.oid), relations.map((r) => Math.round(r.relpages)), relations.map((r) => r.reltuples), relations.map((r) => Math.round(r.relallvisible))],
   );
 }
 
@@ -191,11 +204,21 @@ export async function restoreStatistics(db: ShadowDatabase, snapshot: SourceSnap
 
 /** Restores pg_class sizes only: what building an index overwrites of its table (index_update_stats). */
 export async function restoreRelationSizes(db: ShadowDatabase, snapshot: SourceSnapshot): Promise<void> {
-  for (const r of snapshot.relations) {
-    const oid = await oidOf(db.session, r.schema, r.name);
-    // a failure here was reported when the database was built
-    if (oid !== undefined) await restoreRelationStats(db.session, oid, r).catch(() => undefined);
-  }
+  const oids = await oidsOf(db.session, snapshot.relations);
+  const known = snapshot.relations.flatMap((r, i) => (oids[i] === undefined ? [] : [{ ...r, oid: oids[i]! }]));
+  // A relation that failed here was reported when the database was built; the others still get theirs.
+  await restoreRelationsStats(db.session, known).catch(async () => {
+    for (const r of known) await restoreRelationStats(db.session, r.oid, r).catch(() => undefined);
+  });
+}
+
+/** The shadow's oid of each relation, in order; undefined for one it does not have. */
+async function oidsOf(session: ShadowSession, relations: readonly { schema: string; name: string }[]): Promise<(number | undefined)[]> {
+  const r = await session.query<{ oid: number | null }>(
+    `SELECT pg_catalog.to_regclass(q)::oid::int AS oid FROM pg_catalog.unnest($1::text[]) WITH ORDINALITY AS u(q, n) ORDER BY n`,
+    [relations.map((x) => `${ident(x.schema)}.${ident(x.name)}`)],
+  );
+  return r.rows.map((row) => row.oid ?? undefined);
 }
 
 async function oidOf(session: ShadowSession, schema: string, name: string): Promise<number | undefined> {
@@ -225,8 +248,12 @@ export interface ExtendJob {
 /** Where a relation's main fork lives, as a path relative to the data directory; only base/<db>/<file> is accepted. */
 export async function relationFile(session: ShadowSession, oid: number): Promise<string | undefined> {
   const r = await session.query<{ path: string | null }>(`SELECT pg_catalog.pg_relation_filepath($1::oid) AS path`, [oid]);
-  const rel = r.rows[0]?.path;
-  return rel && /^base\/\d+\/\d+$/.test(rel) ? rel : undefined;
+  return relationPath(r.rows[0]?.path ?? null);
+}
+
+/** pg_relation_filepath's answer when it is base/<db>/<file>, the only form we resize. */
+export function relationPath(path: string | null): string | undefined {
+  return path && /^base\/\d+\/\d+$/.test(path) ? path : undefined;
 }
 
 /**
@@ -360,6 +387,8 @@ export async function shrinkFiles(server: ShadowServer, storage: StorageInfo, jo
  */
 export async function explain(session: ShadowSession, sql: string, validIndexOids: number[] = []): Promise<PlanNode> {
   await loadParser(); // the statement gate parses with libpg_query
+  // Nothing to flip and nothing to probe: one round trip, in its own implicit transaction.
+  if (!validIndexOids.length && session.knows(sql)) return session.explain(sql);
   await session.query('BEGIN');
   try {
     // indcheckxmin false: the updated pg_index row is new, and a set flag would hide the index.
