@@ -39,6 +39,7 @@ export { applyRunSchema, type AppliedRunSchema } from './run-schema.js';
 export type { SourceSnapshot, ReadSourceOptions } from './source.js';
 export { planShape, indexesUsed, type PlanNode } from '../shared/plan.js';
 export { startShadowServer, type ShadowServer } from './shadow-server.js';
+export { keptKeyOf } from './kept-shadows.js';
 export { ShadowBusyError } from './busy.js';
 export { ShadowSlots, sharedShadowSlots, shadowLimitsFromEnv, type ShadowLimits } from './slots.js';
 

@@ -47,6 +47,11 @@ export interface KeptClaim {
   release(kept: KeptShadow | undefined): void;
 }
 
+/** The key of the database kept on `server`, if any: a caller with several servers picks the one holding its key. */
+export function keptKeyOf(server: ShadowServer): string | undefined {
+  return states.get(server)?.kept?.key;
+}
+
 /**
  * The kept database of `server` for `key`, claimed for one analysis; undefined when another
  * analysis holds it. A database kept under another key is dropped first.

@@ -71,11 +71,12 @@ export async function planCached(db: Db, input: PlanCachedInput): Promise<PlanCa
   input.onProgress?.(hits, total);
   let warnings: string[] = [];
   if (misses.length > 0) {
+    // The warm server keeps the database built for this snapshot and schema between calls.
+    const reuseKey = JSON.stringify([input.snapshotId, input.digest]);
     const plan = (shadow: ShadowServer | undefined) =>
       analyzeSnapshot(input.snapshot, misses, {
         shadow,
-        // The warm server keeps the database built for this snapshot and schema between calls.
-        reuseKey: JSON.stringify([input.snapshotId, input.digest]),
+        reuseKey,
         slots: INSIDE_A_SLOT,
         onProgress: (p) => {
           if (p.phase === 'queries') input.onProgress?.(hits + p.done, total);
@@ -83,7 +84,7 @@ export async function planCached(db: Db, input: PlanCachedInput): Promise<PlanCa
       });
     // The slot first, then a warm server: a job waiting for a slot holds no server, and one refused
     // (ShadowBusyError) never starts one.
-    const result = await (input.slots ?? sharedShadowSlots()).run(() => (input.shadows ? input.shadows.use(plan) : plan(undefined)));
+    const result = await (input.slots ?? sharedShadowSlots()).run(() => (input.shadows ? input.shadows.use(plan, reuseKey) : plan(undefined)));
     warnings = result.warnings;
     const plannedAt = new Date();
     for (const q of result.queries) plans.set(q.hash, fromPlanned(q, plannedAt));

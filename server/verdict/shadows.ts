@@ -4,7 +4,7 @@
 // and stops its own, as it always did. An idle one is stopped after `idleMs`; all are stopped when
 // the server shuts down. A server holds no user data (see advisor/README.md), only what an
 // analysis left in its own database, which the advisor drops when it finishes.
-import { startShadowServer, type ShadowServer } from '../../advisor/index';
+import { keptKeyOf, startShadowServer, type ShadowServer } from '../../advisor/index';
 import type { Config } from '../config';
 
 export interface WarmShadowLimits {
@@ -28,6 +28,8 @@ export class WarmShadows {
   constructor(
     readonly limits: WarmShadowLimits,
     private readonly start: () => Promise<ShadowServer> = () => startShadowServer(),
+    /** Which kept database a server holds (advisor's kept-shadows.ts). */
+    private readonly keyOf: (server: ShadowServer) => string | undefined = keptKeyOf,
   ) {}
 
   /** How many servers are started now (idle or lent), for tests and the bench. */
@@ -36,12 +38,13 @@ export class WarmShadows {
   }
 
   /**
-   * Runs `fn` with a warm server (the most recently used idle one, else a new one while under the
-   * bound), or with none past the bound. A server whose analysis threw is stopped rather than kept:
-   * whatever went wrong may have been the server.
+   * Runs `fn` with a warm server (an idle one keeping the database of `reuseKey`, else the most
+   * recently used idle one, else a new one while under the bound), or with none past the bound. A
+   * server whose analysis threw is stopped rather than kept: whatever went wrong may have been the
+   * server.
    */
-  async use<T>(fn: (shadow: ShadowServer | undefined) => Promise<T>): Promise<T> {
-    const server = await this.take();
+  async use<T>(fn: (shadow: ShadowServer | undefined) => Promise<T>, reuseKey?: string): Promise<T> {
+    const server = await this.take(reuseKey);
     if (!server) return fn(undefined);
     let ok = false;
     try {
@@ -65,8 +68,10 @@ export class WarmShadows {
     await Promise.all([...this.stopping]);
   }
 
-  private async take(): Promise<ShadowServer | undefined> {
-    const last = this.idle.pop();
+  private async take(reuseKey: string | undefined): Promise<ShadowServer | undefined> {
+    // A run's own schema and production's are two keys: with two servers each keeps one.
+    const holding = reuseKey === undefined ? -1 : this.idle.findIndex((i) => this.keyOf(i.server) === reuseKey);
+    const [last] = holding >= 0 ? this.idle.splice(holding, 1) : this.idle.splice(-1, 1);
     if (last) {
       clearTimeout(last.timer);
       this.inUse++;

@@ -49,4 +49,20 @@ describe('warm shadow servers', () => {
     expect(await pool.use(async (s) => s)).toBeUndefined();
     expect(stats.started).toBe(0);
   });
+
+  it('lends the idle server that keeps the database of the asked key, else the most recent one', async () => {
+    const { start } = counter();
+    const keys = new Map<ShadowServer, string>();
+    const pool = new WarmShadows({ max: 2, idleMs: 60_000 }, start, (s) => keys.get(s));
+    // two servers at once, one keeping the run's schema, the other production's own
+    const [runServer, productionServer] = await pool.use(async (a) => [a!, await pool.use(async (b) => b!)]);
+    keys.set(runServer, 'run-schema');
+    keys.set(productionServer, 'production');
+    expect(await pool.use(async (s) => s, 'run-schema')).toBe(runServer);
+    expect(await pool.use(async (s) => s, 'production')).toBe(productionServer);
+    expect(await pool.use(async (s) => s, 'run-schema')).toBe(runServer);
+    // an unknown key takes the most recently used one
+    expect(await pool.use(async (s) => s, 'another')).toBe(runServer);
+    await pool.close();
+  });
 });
