@@ -19,6 +19,12 @@ import { deparseSync } from 'pgsql-deparser';
 import type { SourceSnapshot } from './source.js';
 import type { ShadowSession } from './shadow-session.js';
 
+/**
+ * Inspection tools every production database may have and no application query plans with: left
+ * out without a warning, which would otherwise stand on every analysis of such a database.
+ */
+const INSPECTION_EXTENSIONS = new Set(['amcheck', 'pageinspect', 'pg_buffercache', 'pg_freespacemap', 'pg_prewarm', 'pg_stat_statements', 'pg_visibility', 'pg_walinspect', 'pgstattuple']);
+
 /** Extensions whose types, operators, operator classes, index methods or functions queries may plan with. */
 const ALLOWED_EXTENSIONS = new Set([
   'bloom',
@@ -172,6 +178,7 @@ export function planShadowDdl(ddl: SourceSnapshot['ddl'], reservedSchemas: strin
           const name = String(stmt.extname ?? '');
           const schemaOpt = ((stmt.options as unknown[]) ?? []).map((o) => obj(obj(o).DefElem)).find((o) => o.defname === 'schema');
           const schema = sval(schemaOpt?.arg) ?? 'public';
+          if (INSPECTION_EXTENSIONS.has(name)) break;
           if (!ALLOWED_EXTENSIONS.has(name)) skip('extension not on the shadow allow-list (only types, operators, index methods and functions queries use)');
           else out.extensions.push({ name, schema });
           break;

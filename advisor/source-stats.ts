@@ -116,6 +116,12 @@ export async function readStats(q: CatalogQuery): Promise<SourceColumnStats[]> {
  * is two index-only probes (ORDER BY col [DESC] LIMIT 1 over the column's B-tree index, as the
  * planner does). Each runs under a savepoint with a short timeout: a column that cannot be read
  * (privileges, lock, a planner that would not use the index) is left out.
+ *
+ * A probe counts as a scan of the index in production's statistics (idx_scan), and "never scanned
+ * since the statistics were reset" is how a user finds an unused index (index health). So a column
+ * is not probed while any B-tree index that leads with it has never been scanned: reading
+ * production must not make its unused indexes look used. The shadow then takes that column's
+ * extremes from its statistics, as for a column no index leads with.
  */
 export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?: number): Promise<SourceEndpoint[]> {
   const out: SourceEndpoint[] = [];
@@ -140,6 +146,10 @@ export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?
               -- scalar types whose output function is C or internal, which only a superuser can create
               AND coalesce(base.typtype, ty.typtype) IN ('b', 'e') AND ol.lanname IN ('internal', 'c')
               AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_class')}
+              AND NOT EXISTS (
+                SELECT 1 FROM pg_catalog.pg_index j JOIN pg_catalog.pg_class jc ON jc.oid = j.indexrelid JOIN pg_catalog.pg_am jam ON jam.oid = jc.relam
+                WHERE j.indrelid = t.oid AND j.indkey[0] = a.attnum AND jam.amname = 'btree'
+                  AND coalesce(pg_catalog.pg_stat_get_numscans(j.indexrelid), 0) = 0)
             ORDER BY 1, 2, 3`);
   for (const r of columns) {
     const [schema, table, column] = [String(r.schema), String(r.table), String(r.column)];
