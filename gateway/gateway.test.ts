@@ -68,6 +68,12 @@ CREATE TABLE public.typed (id int PRIMARY KEY, m public.mood, p public.pair, d p
 CREATE INDEX typed_m ON public.typed (m);
 INSERT INTO public.typed VALUES (1, 'sad', ROW(2, 'happy'), 3, '{happy}'), (2, 'happy', ROW(4, 'sad'), 5, '{sad,happy}');
 ANALYZE public.typed;
+-- The application reads the enum column through its index: the snapshot probes the extremes of
+-- indexed columns only through indexes already in use.
+SET enable_seqscan = off;
+SELECT count(*) FROM public.typed WHERE m = 'sad';
+RESET enable_seqscan;
+SELECT pg_stat_force_next_flush();
 
 -- A policy whose expression would run as whoever reads the table (the owner included: FORCE).
 CREATE FUNCTION public.policy_check(int) RETURNS boolean LANGUAGE plpgsql AS $f$ BEGIN PERFORM public.evil('policy'); RETURN true; END $f$;
