@@ -263,17 +263,29 @@ describe('querytrail ci-report failures', () => {
     }
   });
 
-  it('exits 1 with a clear message when the API cannot be reached', async () => {
+  it('warns clearly and exits 0 when the API cannot be reached (an outage of querytrail blocks no merge), 1 with --strict', async () => {
     const port = await freePort();
     const result = await run(['ci-report', '--db', ciUrl, '--api', `http://127.0.0.1:${port}/api`, '--repo', 'a/b', '--run-id', '1']);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`cannot reach the querytrail API at http://127.0.0.1:${port}/api/ci/runs: ECONNREFUSED`);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`querytrail: warning: cannot reach the querytrail API at http://127.0.0.1:${port}/api/ci/runs: ECONNREFUSED`);
+    const strict = await run(['ci-report', '--db', ciUrl, '--api', `http://127.0.0.1:${port}/api`, '--repo', 'a/b', '--run-id', '1', '--strict']);
+    expect(strict.code).toBe(1);
   });
 
   it('exits 2 on usage errors', async () => {
     const result = await run(['ci-report', '--db', ciUrl, '--api', 'http://127.0.0.1:9/api']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--repo org\/repo is required/);
+    for (const [flag, value, message] of [
+      ['--wait', 'soon', /--wait must be a number of seconds from 0 to 3600, got "soon"/],
+      ['--fail-on', 'error', /--fail-on must be one of fail, warn, never, got "error"/],
+      ['--comment', 'sometimes', /--comment must be one of always, on-findings, never/],
+      ['--format', 'yaml', /--format must be one of text, markdown, json/],
+    ] as const) {
+      const wrong = await run(['ci-report', '--file', 'x.sql', '--api', 'http://127.0.0.1:9/api', flag, value]);
+      expect(wrong.code, flag).toBe(2);
+      expect(wrong.stderr).toMatch(message);
+    }
   });
 });
 

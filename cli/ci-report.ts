@@ -2,10 +2,11 @@
 // and/or a file of statements, fingerprints it, and posts one run to the querytrail API, with the
 // CI database's schema (tables, columns, indexes) so the verdict can plan the run on production's
 // schema with the run's migrations applied.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { scanSync } from 'libpg-query';
-import { CI_LIMITS, ingestRunInput, ingestRunOutput, type CiQueryInput, type IngestRunInput } from '../shared/ci';
+import { CI_LIMITS, ingestRunInput, ingestRunOutput, type CiQueryInput, type IngestRunInput, type IngestRunOutput } from '../shared/ci';
 import { fingerprintOf, formatQuery, loadParser } from '../shared/sql-fingerprint';
 import { describeIssues, issuesOf } from '../shared/errors';
 import { readDatabaseStatements, StatementsReadError } from '../analyzer/statements';
@@ -27,6 +28,12 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * querytrail itself could not be had (no answer, or a 5xx): an outage of querytrail must not block
+ * a merge, so this is a warning and exit 0 unless --strict.
+ */
+export class QuerytrailUnavailable extends CliError {}
+
 export interface ReportOptions {
   api?: string;
   db?: string;
@@ -43,7 +50,22 @@ export interface ReportOptions {
   schema?: boolean;
 }
 
-type RunFields = Omit<IngestRunInput, 'queries' | 'schema'>;
+export type RunFields = Omit<IngestRunInput, 'queries' | 'schema'>;
+
+/** The pull request of a GitHub Actions run: the event's pull_request.number, else refs/pull/N/merge. */
+export function pullRequestOf(env: NodeJS.ProcessEnv): number | undefined {
+  if (env.GITHUB_EVENT_PATH) {
+    try {
+      const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as { pull_request?: { number?: unknown } };
+      const number = event.pull_request?.number;
+      if (typeof number === 'number' && Number.isInteger(number) && number > 0) return number;
+    } catch {
+      // not readable or not JSON: GITHUB_REF still says it on pull_request events
+    }
+  }
+  const pr = /^refs\/pull\/(\d+)\//.exec(env.GITHUB_REF ?? '');
+  return pr ? Number(pr[1]) : undefined;
+}
 
 /** What GitHub Actions says about the run; flags and a run.json override these. */
 export function githubDefaults(env: NodeJS.ProcessEnv): Partial<RunFields> {
@@ -58,13 +80,13 @@ export function githubDefaults(env: NodeJS.ProcessEnv): Partial<RunFields> {
   // On pull_request events GITHUB_REF_NAME is "<n>/merge"; GITHUB_HEAD_REF is the branch itself.
   const branch = env.GITHUB_HEAD_REF || env.GITHUB_REF_NAME;
   if (branch) out.branch = branch;
-  const pr = /^refs\/pull\/(\d+)\//.exec(env.GITHUB_REF ?? '');
-  if (pr) out.pullRequest = Number(pr[1]);
+  const pr = pullRequestOf(env);
+  if (pr) out.pullRequest = pr;
   return out;
 }
 
-/** The API's base: accepts http://host:3000 and http://host:3000/api alike. */
-export function ingestUrl(api: string): string {
+/** The API's base, without a trailing slash: accepts http://host:3000 and http://host:3000/api alike. */
+export function apiBase(api: string): string {
   let url: URL;
   try {
     url = new URL(api);
@@ -73,9 +95,14 @@ export function ingestUrl(api: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`--api must be an http(s) URL, got "${api}"`, 2);
   const base = url.pathname.replace(/\/+$/, '');
-  url.pathname = `${base.endsWith('/api') ? base : `${base}/api`}/ci/runs`;
+  url.pathname = base.endsWith('/api') ? base : `${base}/api`;
   url.search = '';
+  url.hash = '';
   return url.toString();
+}
+
+export function ingestUrl(api: string): string {
+  return `${apiBase(api)}/ci/runs`;
 }
 
 /** Splits a script into statements with PostgreSQL's own scanner, so ';' inside strings, comments and $$ bodies stays put. */
@@ -181,13 +208,19 @@ function describeSchema(schema: RunSchema): string {
   return `with the CI database's schema (${schema.tables.length} tables, ${schema.indexes.length} indexes)`;
 }
 
-function describeFetchError(error: unknown): string {
+export function describeFetchError(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if ((error as Error).name === 'TimeoutError') return 'no answer in time';
   return cause?.code ?? cause?.message ?? (error as Error).message;
 }
 
-export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, io: Io): Promise<void> {
+/** What was reported: the stored run (absent for --dry-run) and the run's details. */
+export interface Reported {
+  result?: IngestRunOutput;
+  fields: RunFields;
+}
+
+export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, io: Io): Promise<Reported> {
   if (!options.db && !options.file) throw new CliError('nothing to report: give --db <postgres URL> (or DATABASE_URL) and/or --file <statements.sql|run.json>', 2);
   const api = options.api;
   if (!api && !options.dryRun) throw new CliError('--api <URL> (or QUERYTRAIL_API_URL) is required, e.g. --api https://querytrail.example.com/api', 2);
@@ -226,9 +259,10 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
   if (!run.success) {
     throw new CliError(`invalid run: ${describeIssues(issuesOf(run.error, '(run)'))}`, 2);
   }
+  const { queries: _queries, schema: _schema, ...runFields } = run.data;
   if (options.dryRun || !url) {
     io.out(JSON.stringify(run.data, null, 2));
-    return;
+    return { fields: runFields };
   }
 
   const headers: Record<string, string> = { 'content-type': 'application/json', 'content-encoding': 'gzip', accept: 'application/json' };
@@ -238,7 +272,7 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
       const response = await fetch(url, { method: 'POST', headers, body: gzipSync(JSON.stringify(payload)), signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
       return { response, text: await response.text() };
     } catch (error) {
-      throw new CliError(`cannot reach the querytrail API at ${url}: ${describeFetchError(error)}`);
+      throw new QuerytrailUnavailable(`cannot reach the querytrail API at ${url}: ${describeFetchError(error)}`);
     }
   };
   let sent = run.data;
@@ -259,9 +293,16 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
       // not our JSON (a proxy's page): show its start
     }
     const hint = response.status === 401 ? ' (set QUERYTRAIL_TOKEN to the server\'s API_TOKEN)' : '';
-    throw new CliError(`the querytrail API answered ${response.status}: ${message}${hint}`);
+    const failure = `the querytrail API answered ${response.status}: ${message}${hint}`;
+    throw response.status >= 500 ? new QuerytrailUnavailable(failure) : new CliError(failure);
   }
-  const result = ingestRunOutput.parse(JSON.parse(text));
+  let result: IngestRunOutput;
+  try {
+    result = ingestRunOutput.parse(JSON.parse(text));
+  } catch {
+    // a 2xx that is not our answer: something between us and querytrail (a captive proxy)
+    throw new QuerytrailUnavailable(`the querytrail API at ${url} answered ${response.status} with something that is not a stored run: ${text.slice(0, 200)}`);
+  }
   const where = result.environmentId ? `environment ${result.environmentId}` : 'no environment (the repository is not linked; the catalog is unchanged)';
   const verb = response.status === 201 ? 'reported' : 'already reported';
   const withSchema = sent.schema ? `, ${describeSchema(sent.schema)}` : '';
@@ -269,4 +310,5 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
   for (const rejected of result.rejected) {
     io.err(`querytrail: warning: query ${rejected.index} rejected: ${rejected.reason}`);
   }
+  return { result, fields: runFields };
 }

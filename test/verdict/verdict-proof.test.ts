@@ -90,7 +90,8 @@ async function createCiDatabase(name: string, migrations: string[], workload: st
 
 /** `querytrail ci-report --db` as a CI job runs it; returns the stored run's id. */
 async function report(db: string, runId: string, branch: string, repo = REPO): Promise<string> {
-  const result = await runCli(['ci-report', '--db', db, '--api', server.url, '--repo', repo, '--run-id', runId, '--branch', branch]);
+  // --wait 0: these tests read the verdict from the API themselves
+  const result = await runCli(['ci-report', '--db', db, '--api', server.url, '--repo', repo, '--run-id', runId, '--branch', branch, '--wait', '0']);
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   expect(result.stdout).toContain("with the CI database's schema");

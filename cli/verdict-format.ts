@@ -1,0 +1,187 @@
+// A verdict as people read it: plain text for a CI log, Markdown for GitHub's job summary and the
+// pull request's comment. Both show the same things: the status, one line per finding (kind, cost
+// before -> after, the query shortened), the CREATE INDEX statements, and the run's page.
+import type { Finding, Verdict, VerdictStatus } from '../shared/policy';
+
+/** What the reader needs beside the verdict: which run it judged and where to see it. */
+export interface VerdictContext {
+  /** querytrail's id of the stored run (run_...). */
+  id: string;
+  runId: string;
+  repo: string;
+  commitSha?: string;
+  /** The run's page in querytrail's SPA. */
+  link?: string;
+}
+
+const KIND_LABELS: Record<Finding['kind'], string> = {
+  cost_regression: 'cost regression',
+  lost_index: 'lost index',
+  new_query_needs_index: 'new query needs an index',
+  new_query: 'new query',
+};
+
+const QUERY_CHARS = 100;
+
+/** One line of at most `max` characters: whitespace collapsed, the end replaced by "…". */
+export function shortenQuery(query: string, max = QUERY_CHARS): string {
+  const line = query.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** Planner costs: a few significant digits are all that mean anything. */
+export function formatCost(cost: number | null): string {
+  if (cost === null) return '?';
+  const digits = cost >= 1000 ? 0 : cost >= 10 ? 1 : 2;
+  return cost.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: digits });
+}
+
+/** "1,693 -> 2,031 (+20%)", "new -> 1,693": the baseline's cost, then the run's. */
+export function costChange(finding: Finding): string {
+  const before = finding.baselineCost === null ? 'new' : formatCost(finding.baselineCost);
+  const change = finding.changePct === null ? '' : ` (${finding.changePct >= 0 ? '+' : ''}${Math.round(finding.changePct).toLocaleString('en-US')}%)`;
+  return `${before} -> ${formatCost(finding.cost)}${change}`;
+}
+
+/** Findings that count toward the status (acknowledged ones are listed apart). */
+export const counted = (verdict: Verdict) => verdict.findings.filter((f) => !f.acknowledged);
+
+/**
+ * The indexes to create: each counted finding's best recommendation when it saves what the
+ * policy asks (for a lost index: the one to put back), each statement once.
+ */
+export function indexesToCreate(verdict: Verdict): string[] {
+  const statements = new Set<string>();
+  for (const finding of counted(verdict)) {
+    const best = finding.recommendations[0];
+    if (best && (finding.kind === 'lost_index' || best.savedPct >= verdict.policy.minSavedPct)) statements.add(best.createIndex);
+  }
+  return [...statements];
+}
+
+function tally(verdict: Verdict): string {
+  const findings = counted(verdict);
+  const fail = findings.filter((f) => f.severity === 'fail').length;
+  const warn = findings.filter((f) => f.severity === 'warn').length;
+  const acknowledged = verdict.findings.length - findings.length;
+  const parts = [];
+  if (fail) parts.push(`${fail} failing`);
+  if (warn) parts.push(`${warn} warning${warn === 1 ? '' : 's'}`);
+  if (acknowledged) parts.push(`${acknowledged} acknowledged`);
+  return parts.length ? parts.join(', ') : 'no findings';
+}
+
+function comparedWith(verdict: Verdict): string {
+  const { summary, baseline } = verdict;
+  const queries = `${summary.queries} queries, ${summary.newQueries} new`;
+  if (!baseline) return `${queries}, no baseline`;
+  return `${queries}, compared with run ${baseline.runId}${baseline.branch ? ` on ${baseline.branch}` : ''}`;
+}
+
+const withIndex = (finding: Finding) =>
+  finding.kind === 'new_query_needs_index' && finding.recommendations[0] ? ` (${formatCost(finding.recommendations[0].costAfter)} with the index)` : '';
+
+// ---------------------------------------------------------------- text
+
+export function verdictText(verdict: Verdict, context: VerdictContext): string[] {
+  const lines = [`querytrail: verdict ${verdict.status.toUpperCase()} for run ${context.runId}: ${tally(verdict)} (${comparedWith(verdict)})`];
+  if (verdict.reason) lines.push(`  ${verdict.reason}`);
+  // columns as wide as their widest cell, so the queries line up
+  const rows = verdict.findings.map((finding) => [
+    finding.acknowledged ? 'ack' : finding.severity,
+    KIND_LABELS[finding.kind],
+    `${costChange(finding)}${withIndex(finding)}`,
+    shortenQuery(finding.formattedQuery),
+  ]);
+  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows) lines.push(`  ${row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join('  ')}`);
+  const indexes = indexesToCreate(verdict);
+  if (indexes.length) {
+    lines.push('  indexes to create:');
+    for (const statement of indexes) lines.push(`    ${statement};`);
+  }
+  for (const note of verdict.schemaNotes) lines.push(`  schema: ${note}`);
+  if (context.link) lines.push(`  details: ${context.link}`);
+  return lines;
+}
+
+// ---------------------------------------------------------------- Markdown
+
+/** An inline code span holding any text: a fence longer than its backtick runs; pipes escaped for a table cell. */
+export function codeSpan(text: string, inTable = false): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const padded = text.startsWith('`') || text.endsWith('`') ? ` ${text} ` : text;
+  const span = `${fence}${padded}${fence}`;
+  return inTable ? span.replace(/\|/g, '\\|') : span;
+}
+
+function codeBlock(lines: string[], language: string): string {
+  const text = lines.join('\n');
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${language}\n${text}\n${fence}`;
+}
+
+/** Text in Markdown prose: characters that would start markup are escaped. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()<>#+\-!|~]/g, (c) => `\\${c}`);
+}
+
+const ICONS: Record<VerdictStatus, string> = { pass: '✅', warn: '⚠️', fail: '❌', unavailable: '⚪', pending: '⏳' };
+
+function headline(status: VerdictStatus, previous?: VerdictStatus): string {
+  switch (status) {
+    case 'pass':
+      return previous === 'fail' || previous === 'warn' ? 'passes now' : 'passes';
+    case 'warn':
+      return 'passes with warnings';
+    case 'fail':
+      return 'fails the query policy';
+    case 'unavailable':
+      return 'no verdict';
+    case 'pending':
+      return 'verdict pending';
+  }
+}
+
+/**
+ * Rows of the findings table: a GitHub comment holds at most 65,536 characters, and the most
+ * severe findings come first (the API sorts them), the rest are a click away.
+ */
+const MAX_ROWS = 50;
+
+export interface MarkdownOptions {
+  /** The status the pull request's comment showed before this run (to say "passes now"). */
+  previous?: VerdictStatus;
+}
+
+export function verdictMarkdown(verdict: Verdict, context: VerdictContext, options: MarkdownOptions = {}): string {
+  const out: string[] = [];
+  out.push(`### ${ICONS[verdict.status]} querytrail: ${headline(verdict.status, options.previous)}`);
+  out.push('');
+  const commit = context.commitSha ? ` at ${codeSpan(context.commitSha.slice(0, 7))}` : '';
+  out.push(`Run ${codeSpan(context.runId)} of ${escapeMarkdown(context.repo)}${commit}: **${tally(verdict)}** (${escapeMarkdown(comparedWith(verdict))}).`);
+  if (verdict.reason) out.push('', `> ${escapeMarkdown(verdict.reason)}`);
+  if (verdict.status === 'pass' && (options.previous === 'fail' || options.previous === 'warn')) {
+    out.push('', `The findings reported earlier on this pull request are resolved.`);
+  }
+  if (verdict.findings.length) {
+    out.push('', '| | Finding | Cost before → after | Query |', '| --- | --- | --- | --- |');
+    for (const finding of verdict.findings.slice(0, MAX_ROWS)) {
+      const severity = finding.acknowledged ? '☑️ acknowledged' : finding.severity === 'fail' ? '❌ fail' : '⚠️ warn';
+      const cost = `${costChange(finding)}${withIndex(finding)}`.replace('->', '→');
+      out.push(`| ${severity} | ${KIND_LABELS[finding.kind]} | ${cost} | ${codeSpan(shortenQuery(finding.formattedQuery), true)} |`);
+    }
+    const more = verdict.findings.length - MAX_ROWS;
+    if (more > 0) out.push('', `… and ${more} more finding${more === 1 ? '' : 's'} on the run's page.`);
+  }
+  const indexes = indexesToCreate(verdict);
+  if (indexes.length) out.push('', '**Indexes to create**', '', codeBlock(indexes.map((s) => `${s};`), 'sql'));
+  if (verdict.schemaNotes.length) {
+    out.push('', '**Schema changes not applied to production**', '');
+    for (const note of verdict.schemaNotes) out.push(`- ${escapeMarkdown(note)}`);
+  }
+  if (context.link) out.push('', `[Open the run in querytrail](${context.link})`);
+  return `${out.join('\n')}\n`;
+}
