@@ -8,6 +8,8 @@ import type { TableUsage } from './usage.js';
 export interface IndexCandidate extends TableName {
   am: 'btree' | 'gin';
   keys: string[];
+  /** Key columns stored descending: a sort with mixed directions needs them (absent: all ascending). */
+  desc?: string[];
   include: string[];
   predicate: string | null;
 }
@@ -24,12 +26,13 @@ export interface CandidateOptions {
 const MAX_INCLUDE = 4;
 
 /** Two candidates with the same key are the same index. */
-export const candidateKey = (c: IndexCandidate) => `${c.schema}.${c.table}|${c.am}|${c.keys.join(',')}|${c.include.join(',')}|${c.predicate ?? ''}`;
+export const candidateKey = (c: IndexCandidate) =>
+  `${c.schema}.${c.table}|${c.am}|${c.keys.map((k) => (c.desc?.includes(k) ? `${k} DESC` : k)).join(',')}|${c.include.join(',')}|${c.predicate ?? ''}`;
 
 /** What follows CREATE INDEX ... ON: the table, the method, the columns and the predicate, as SQL. */
 export function candidateTarget(c: IndexCandidate): string {
   return (
-    `${quoteIdent(c.schema)}.${quoteIdent(c.table)}${c.am === 'btree' ? '' : ` USING ${c.am}`} (${c.keys.map(quoteIdent).join(', ')})` +
+    `${quoteIdent(c.schema)}.${quoteIdent(c.table)}${c.am === 'btree' ? '' : ` USING ${c.am}`} (${c.keys.map((k) => `${quoteIdent(k)}${c.desc?.includes(k) ? ' DESC' : ''}`).join(', ')})` +
     (c.include.length ? ` INCLUDE (${c.include.map(quoteIdent).join(', ')})` : '') +
     (c.predicate ? ` WHERE ${c.predicate}` : '')
   );
@@ -81,7 +84,10 @@ function tableCandidates(usage: TableUsage, catalog: Catalog, options: Candidate
   if (maxColumns < 2) return out;
 
   const keySets = compositeKeys(eq, joins, tails);
-  for (const k of keySets) out.push(btree(k.slice(0, maxColumns)));
+  const desc = sortDirections(usage);
+  // Keys that hold the whole sort take its directions; a B-tree read backwards gives the reverse.
+  const directed = (keys: string[]) => (desc.length && usage.orderBy.every((c) => keys.includes(c)) ? { desc } : {});
+  for (const k of keySets) out.push({ ...btree(k.slice(0, maxColumns)), ...directed(k.slice(0, maxColumns)) });
 
   // Covering variants: the remaining columns the query reads, as INCLUDE, for an index-only scan.
   if (options.include !== false && usage.referenced) {
@@ -89,12 +95,23 @@ function tableCandidates(usage: TableUsage, catalog: Catalog, options: Candidate
     for (const k of keySets) {
       const keys = k.slice(0, maxColumns);
       const rest = referenced.filter((c) => !keys.includes(c));
-      if (keys.length && rest.length > 0 && rest.length <= MAX_INCLUDE) out.push(btree(keys, rest));
+      if (keys.length && rest.length > 0 && rest.length <= MAX_INCLUDE) out.push({ ...btree(keys, rest), ...directed(keys) });
     }
   }
 
   if (options.partial !== false) out.push(...partialCandidates(usage, keySets, joins, maxColumns).map((p) => btree(p.keys, [], p.predicate)));
   return out;
+}
+
+/**
+ * The sort's columns an index must store descending to return rows in its order, read forwards or
+ * backwards: those whose direction differs from the first sort column's (ORDER BY a DESC, b wants
+ * (a, b DESC), which read backwards is a DESC, b). Empty when every column goes one way.
+ */
+function sortDirections(usage: TableUsage): string[] {
+  const dirs = usage.orderDesc ?? [];
+  if (!dirs.some((d) => d !== dirs[0])) return [];
+  return usage.orderBy.filter((_, i) => (dirs[i] ?? false) !== (dirs[0] ?? false));
 }
 
 /**
@@ -137,6 +154,8 @@ function partialCandidates(usage: TableUsage, keySets: string[][], joins: string
  */
 export function isCovered(candidate: IndexCandidate, existing: { am: string; keys: (string | null)[]; include: string[]; predicate: string | null }): boolean {
   if (existing.am !== candidate.am) return false;
+  // Directions are not read from the source's indexes: a mixed-direction candidate is always tried.
+  if (candidate.desc?.length) return false;
   if (candidate.am === 'gin') return existing.keys.length === 1 && existing.keys[0] === candidate.keys[0];
   if (existing.predicate !== candidate.predicate) return false;
   if (existing.keys.length < candidate.keys.length) return false;

@@ -20,6 +20,16 @@ export interface Catalog {
   columns(table: TableName): Map<string, ColumnInfo> | undefined;
   /** Estimated distinct values of a column (positive), to put the most selective equality first. */
   distinct(table: TableName, column: string): number;
+  /** A view's `CREATE VIEW ... AS SELECT` as the snapshot read it, resolved like `resolve`; undefined for other names. */
+  view?(schema: string | undefined, name: string): string | undefined;
+}
+
+/** `schema.name` as quote_ident printed both parts, back to the two names. */
+function splitQualified(qualified: string): [string, string] | undefined {
+  const part = `("(?:[^"]|"")*"|[^".]+)`;
+  const m = new RegExp(`^${part}\\.${part}$`).exec(qualified);
+  const unquote = (s: string) => (s.startsWith('"') ? s.slice(1, -1).replace(/""/g, '"') : s);
+  return m ? [unquote(m[1]!), unquote(m[2]!)] : undefined;
 }
 
 /** Distinct values a column holds: pg_stats' n_distinct, which is a fraction of the rows when negative. */
@@ -41,6 +51,11 @@ export function snapshotCatalog(snapshot: SourceSnapshot): Catalog {
     // A partitioned parent's own statistics are the inherited ones.
     if (!stats.has(k) || s.inherited === (kinds.get(`${s.schema}.${s.table}`)?.kind === 'p')) stats.set(k, s);
   }
+  const views = new Map<string, string>();
+  for (const d of snapshot.ddl) {
+    const name = d.kind === 'view' ? splitQualified(d.name) : undefined;
+    if (name) views.set(`${name[0]}.${name[1]}`, d.sql);
+  }
   const path = snapshot.searchPath
     .split(',')
     .map((s) => s.trim().replace(/^"(.*)"$/, '$1'))
@@ -51,6 +66,14 @@ export function snapshotCatalog(snapshot: SourceSnapshot): Catalog {
       return undefined;
     },
     columns: (t) => tables.get(`${t.schema}.${t.table}`),
+    view(schema, name) {
+      for (const s of schema ? [schema] : ['pg_catalog', ...path]) {
+        if (tables.has(`${s}.${name}`)) return undefined;
+        const sql = views.get(`${s}.${name}`);
+        if (sql !== undefined) return sql;
+      }
+      return undefined;
+    },
     distinct(t, column) {
       const s = stats.get(`${t.schema}.${t.table}.${column}`);
       // Without statistics a column is taken as PostgreSQL does: 200 distinct values.

@@ -2,7 +2,7 @@
 // analyzeQueries reads production and plans; readProductionSnapshot + analyzeSnapshot do the same
 // in two steps, so a snapshot can be kept, reused and have a CI run's schema applied to it
 // (applyRunSchema). See README.md for the method and its limits.
-import type { IndexRecommendation, PlannedQuery } from '../shared/analysis.js';
+import type { IndexRecommendation, PlannedQuery, WorkloadBudget } from '../shared/analysis.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { candidateKey, candidatesFor, type CandidateOptions, type IndexCandidate } from './candidates.js';
 import { snapshotCatalog } from './catalog.js';
@@ -26,11 +26,13 @@ import {
   type ShadowDatabase,
 } from './shadow.js';
 import { dropShadowAccess } from './shadow-access.js';
+import { tryDrops, type DropTrial, type DropTrialResult } from './hidden-indexes.js';
 import { startShadowServer, type ShadowServer } from './shadow-server.js';
 import { sharedShadowSlots, type ShadowSlots } from './slots.js';
 import { readSourceSnapshot, type ReadSourceOptions, type SourceSnapshot } from './source.js';
 import { refusalReason } from './statement.js';
 import { UsageCollector } from './usage.js';
+import { annotateRecommendations, withSharedCandidates } from './workload.js';
 
 export type { CandidateOptions, IndexCandidate } from './candidates.js';
 export type { QueryInput } from './recommend.js';
@@ -40,8 +42,10 @@ export type { SourceSnapshot, ReadSourceOptions } from './source.js';
 export { planShape, indexesUsed, type PlanNode } from '../shared/plan.js';
 export { startShadowServer, type ShadowServer } from './shadow-server.js';
 export { keptKeyOf } from './kept-shadows.js';
+export { embeddedBinaries, serverUser, startKeptCluster, type KeptCluster } from './postgres-process.js';
 export { ShadowBusyError } from './busy.js';
 export { ShadowSlots, sharedShadowSlots, shadowLimitsFromEnv, type ShadowLimits } from './slots.js';
+export { resolveIndexNames, withoutIndexes, type DropTrial, type DropTrialResult, type ResolvedIndexes } from './hidden-indexes.js';
 
 export interface AnalysisResult {
   queries: PlannedQuery[];
@@ -49,6 +53,8 @@ export interface AnalysisResult {
   indexes: IndexRecommendation[];
   /** Schema objects the shadow could not rebuild, statistics it could not restore. */
   warnings: string[];
+  /** With `dropTrials`: each index's queries planned with and without it (hidden-indexes.ts). */
+  dropTrials?: DropTrialResult[];
 }
 
 export interface AnalysisProgress {
@@ -65,6 +71,8 @@ export interface AnalyzeOptions {
   minSavedPct?: number;
   /** Most indexes recommended for one query. Default 2. */
   maxIndexesPerQuery?: number;
+  /** A budget for the indexes chosen for the whole workload (`indexes`): most indexes, most bytes. */
+  budget?: WorkloadBudget;
   statementTimeoutMs?: number;
   onProgress?: (p: AnalysisProgress) => void;
   /** Caps concurrent analyses; default: the process-wide slots (SHADOW_MAX_CONCURRENT, SHADOW_QUEUE). */
@@ -75,6 +83,8 @@ export interface AnalyzeOptions {
    * snapshot, schema differences applied included, e.g. `snapshotId + digest`.
    */
   reuseKey?: string;
+  /** Indexes to try dropping, after the queries are planned, in the same shadow (hidden-indexes.ts). */
+  dropTrials?: DropTrial[];
 }
 
 export interface AnalyzeInput {
@@ -103,8 +113,9 @@ export function readProductionSnapshot(connectionString: string, options: ReadSo
 /**
  * Plans `queries` on a snapshot read earlier (possibly with a run's schema applied) and proposes
  * indexes. Waits for a shadow slot like analyzeQueries; ShadowBusyError when the queue is full.
- * Each query's result depends on that query alone (it tries only its own candidates), so results
- * can be cached per query and snapshot.
+ * Each query's plan and cost depend on that query alone, so results can be cached per query and
+ * snapshot; its recommendations and alternatives may also use another query's candidate that
+ * extends one of its own (workload.ts), each still a valid plan of that query.
  */
 export async function analyzeSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions = {}): Promise<AnalysisResult> {
   return (opts.slots ?? sharedShadowSlots()).run(() => planSnapshot(snapshot, queries, opts));
@@ -170,8 +181,10 @@ async function planSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opt
       // From the plan as it is: recommendations are not applied in it.
       results.push({ ...planned, ...objectsOf(planned.plan) });
     }
+    annotateRecommendations(results, snapshot);
+    const dropTrials = opts.dropTrials?.length ? await tryDrops(db.session, opts.dropTrials, costOf) : undefined;
     progress({ phase: 'done', done: queries.length, total: queries.length });
-    return { queries: results, indexes: rankIndexes(results), warnings: [...shadow.warnings] };
+    return { queries: results, indexes: rankIndexes(results, opts.budget), warnings: [...shadow.warnings], ...(dropTrials && { dropTrials }) };
   } catch (e) {
     failed = true;
     throw e;
@@ -295,7 +308,7 @@ async function sizeRunIndexes(db: ShadowDatabase, snapshot: SourceSnapshot, file
  */
 function prepareQueries(snapshot: SourceSnapshot, queries: QueryInput[], options: CandidateOptions | undefined): PreparedQuery[] {
   const catalog = snapshotCatalog(snapshot);
-  return queries.map((q) => {
+  const prepared = queries.map((q): PreparedQuery => {
     const refused = refusalReason(q.query);
     if (refused) return { candidates: [], error: refused, refused: true };
     try {
@@ -305,6 +318,9 @@ function prepareQueries(snapshot: SourceSnapshot, queries: QueryInput[], options
       return { candidates: [], error: `parse: ${(e as Error).message}`, refused: false };
     }
   });
+  // Other queries' candidates that extend a query's own are tried on it too: the workload's choice needs them.
+  const shared = withSharedCandidates(prepared.map((p) => p.candidates));
+  return prepared.map((p, i) => ({ ...p, candidates: p.refused ? [] : shared[i]! }));
 }
 
 /** The distinct candidates of every query that `known` does not hold yet, by candidateKey. */

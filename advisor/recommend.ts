@@ -1,11 +1,12 @@
 // Which candidates to recommend for a query: the cheapest plan that uses one, kept when it saves
 // enough, then a second index on top of the first; and the ranking of every recommended index
 // over all queries by the total cost it saves.
-import type { IndexRecommendation, PlannedQuery } from '../shared/analysis.js';
+import type { IndexRecommendation, PlannedQuery, Recommendation, WorkloadBudget } from '../shared/analysis.js';
 import { RECOMMENDED_INDEX_PREFIX, indexesUsed, planShape, type PlanNode } from '../shared/plan.js';
 import { candidateTarget } from './candidates.js';
 import type { LiveCandidate } from './live-candidates.js';
 import { explain } from './shadow.js';
+import { chooseForWorkload } from './workload.js';
 import type { ShadowSession } from './shadow-session.js';
 
 export interface QueryInput {
@@ -69,6 +70,22 @@ export async function recommendFor(
   const calls = q.calls ?? 1;
   const chosen: LiveCandidate[] = [];
   let current = base;
+  const recommendation = (c: LiveCandidate, before: number, cost: number): Recommendation => {
+    const savedPct = before > 0 ? ((before - cost) / before) * 100 : 0;
+    return {
+      createIndex: `CREATE INDEX ON ${candidateTarget(c)}`,
+      table: `${c.schema}.${c.table}`,
+      method: c.am,
+      columns: c.keys,
+      include: c.include,
+      predicate: c.predicate,
+      costBefore: before,
+      costAfter: cost,
+      savedPct: Math.round(savedPct * 10) / 10,
+      totalSaved: (before - cost) * calls,
+      estimatedPages: c.pages,
+    };
+  };
   for (let round = 0; round < limits.maxPerQuery; round++) {
     const tried: Tried[] = [];
     for (const c of candidates) {
@@ -82,26 +99,19 @@ export async function recommendFor(
       const used = indexesUsed(plan);
       if ([...c.names].some((n) => used.has(n))) tried.push({ c, plan, cost: costOf(plan) });
     }
+    const before = costOf(current);
+    // The first round tries each candidate alone: every one that helps enough is an alternative
+    // the workload's choice (workload.ts) may prefer, e.g. one that also serves other queries.
+    if (round === 0) {
+      result.alternatives = tried.map((t) => recommendation(t.c, before, t.cost)).filter((r) => r.savedPct >= limits.minSavedPct);
+    }
     const pick = cheapest(tried);
     if (!pick) break;
-    const before = costOf(current);
-    const savedPct = before > 0 ? ((before - pick.cost) / before) * 100 : 0;
-    if (savedPct < limits.minSavedPct) break;
+    const rec = recommendation(pick.c, before, pick.cost);
+    if (rec.savedPct < limits.minSavedPct) break;
     chosen.push(pick.c);
     current = pick.plan;
-    result.recommendations.push({
-      createIndex: `CREATE INDEX ON ${candidateTarget(pick.c)}`,
-      table: `${pick.c.schema}.${pick.c.table}`,
-      method: pick.c.am,
-      columns: pick.c.keys,
-      include: pick.c.include,
-      predicate: pick.c.predicate,
-      costBefore: before,
-      costAfter: pick.cost,
-      savedPct: Math.round(savedPct * 10) / 10,
-      totalSaved: (before - pick.cost) * calls,
-      estimatedPages: pick.c.pages,
-    });
+    result.recommendations.push(rec);
   }
   if (chosen.length) result.planAfter = nameCandidates(current, chosen);
   return result;
@@ -140,18 +150,8 @@ function nameCandidates(plan: PlanNode, chosen: LiveCandidate[]): PlanNode {
   return walk(plan);
 }
 
-/** Every recommended index once, with the queries it helps and the cost it saves them all, most saved first. */
-export function rankIndexes(results: PlannedQuery[]): IndexRecommendation[] {
-  const byStatement = new Map<string, IndexRecommendation>();
-  for (const r of results) {
-    for (const rec of r.recommendations) {
-      const { costBefore: _b, costAfter: _a, savedPct: _p, ...rest } = rec;
-      const entry = byStatement.get(rec.createIndex);
-      if (entry) {
-        entry.totalSaved += rec.totalSaved;
-        entry.queries.push(r.hash);
-      } else byStatement.set(rec.createIndex, { ...rest, queries: [r.hash] });
-    }
-  }
-  return [...byStatement.values()].sort((a, b) => b.totalSaved - a.totalSaved);
-}
+/**
+ * Every recommended index once, chosen for the whole workload (workload.ts), with the queries it
+ * helps and the cost it saves them all, most saved first; within `budget` when one is given.
+ */
+export const rankIndexes = (results: PlannedQuery[], budget: WorkloadBudget = {}): IndexRecommendation[] => chooseForWorkload(results, budget).indexes;

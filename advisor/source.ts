@@ -5,6 +5,7 @@
 import { openGateway, type ReadOnlyTransaction } from '../gateway/index.js';
 import { readSchemaDdl, type Row } from './source-schema.js';
 import { readColumns, readEndpoints, readRelations, readServerFacts, readSettings, readStats } from './source-stats.js';
+import { readTableWrites, type SourceTableWrites } from './source-writes.js';
 
 export interface SourceRelation {
   schema: string;
@@ -80,6 +81,8 @@ export interface SourceSnapshot {
    * left at the one page its build wrote would look free to the planner.
    */
   runIndexes?: { schema: string; name: string }[];
+  /** Insert, update and delete counts per table (source-writes.ts): what a new index would cost; absent in older snapshots. */
+  writes?: SourceTableWrites[];
 }
 
 export interface SourceEndpoint {
@@ -128,5 +131,6 @@ async function readSource(tx: ReadOnlyTransaction, options: ReadSourceOptions): 
     columns: await readColumns(q),
     stats: await readStats(q),
     endpoints: await readEndpoints(tx, options.statementTimeoutMs),
+    writes: await readTableWrites(q),
   };
 }

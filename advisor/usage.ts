@@ -25,6 +25,8 @@ export interface TableUsage extends TableName {
   /** Conjuncts such as `col IS NOT NULL` that only a partial index predicate can use. */
   filters: string[];
   orderBy: string[];
+  /** Per orderBy column: sorted descending. */
+  orderDesc?: boolean[];
   groupBy: string[];
   /** Columns the query reads from this table; null when it reads all (`*`). */
   referenced: Set<string> | null;
@@ -79,20 +81,51 @@ function isValue(node: Node | undefined): boolean {
   return !found;
 }
 
-interface ScopeEntry extends TableName {
+/** A table named in FROM: its usage collects what the query asks of it. */
+interface TableEntry extends TableName {
+  kind: 'table';
   alias: string;
   usage: TableUsage;
+}
+
+/**
+ * A view, an inlined CTE or a subquery in FROM: its output columns, each traced to the table
+ * column it is when the planner can push a condition on it down to that table (a plain column of
+ * a subquery it pulls up or pushes quals into); undefined behind a fence (a materialized CTE, a
+ * LIMIT, a window function, a computed value).
+ */
+interface DerivedEntry {
+  kind: 'derived';
+  alias: string;
+  columns: OutputColumn[];
+}
+
+type ScopeEntry = TableEntry | DerivedEntry;
+
+interface OutputColumn {
+  name: string;
+  source: ScopedColumn | undefined;
+}
+
+/** A CTE as the query names it: inlined at each reference, or a fence with only its column names. */
+interface CteDef {
+  query: Node;
+  names: string[];
+  inline: boolean;
+  /** The scope its query is read in: outer query levels and the CTEs defined before it. */
+  scope: Scope;
+  fenced: OutputColumn[];
 }
 
 interface Scope {
   entries: ScopeEntry[];
   parent?: Scope;
-  ctes: Set<string>;
+  ctes: Map<string, CteDef>;
 }
 
 /** A column of a table in scope. */
 interface ScopedColumn {
-  entry: ScopeEntry;
+  entry: TableEntry;
   column: string;
 }
 
@@ -101,9 +134,41 @@ const FLIP: Record<string, string> = { '<': '>', '>': '<', '<=': '>=', '>=': '<=
 const RANGE_OPS = new Set(['<', '>', '<=', '>=']);
 const CONTAIN_OPS = new Set(['@>', '&&', '?', '?|', '?&']);
 
-/** Collects, per table reference, how a statement (and its subqueries) uses columns. */
+/** Views within views are followed this deep (a view cannot refer to itself, but a bad snapshot could). */
+const MAX_VIEW_DEPTH = 16;
+
+/** Output columns renamed by a column alias list (`AS s(a, b)`, `WITH c(a, b) AS`), by position. */
+const renamed = (columns: OutputColumn[], names: string[]): OutputColumn[] => columns.map((c, i) => ({ name: names[i] ?? c.name, source: c.source }));
+const fenced = (columns: OutputColumn[]): OutputColumn[] => columns.map((c) => ({ name: c.name, source: undefined }));
+
+/** How many times a name is read as a table (unqualified) anywhere under a node: a CTE's references. */
+function referenceCount(node: unknown, name: string): number {
+  if (Array.isArray(node)) return node.reduce((n: number, v) => n + referenceCount(v, name), 0);
+  if (!isObj(node)) return 0;
+  const rv = child(node, 'RangeVar');
+  if (rv && !rv.schemaname && rv.relname === name) return 1;
+  return Object.values(node).reduce((n: number, v) => n + referenceCount(v, name), 0);
+}
+
+/** True when a node holds a window function call: the planner pushes no condition below it. */
+function hasWindow(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasWindow);
+  if (!isObj(node)) return false;
+  const call = child(node, 'FuncCall');
+  if (call && call.over) return true;
+  return Object.values(node).some(hasWindow);
+}
+
+/**
+ * Collects, per table reference, how a statement (and its subqueries) uses columns, the way the
+ * planner sees them after rewriting: a view is replaced by its query, a CTE the planner inlines (not
+ * MATERIALIZED, read once or NOT MATERIALIZED, not recursive) by its query at each reference, and a
+ * condition or sort on a view's, CTE's or subquery's column lands on the table column it is.
+ */
 export class UsageCollector {
   readonly usages: TableUsage[] = [];
+  private viewDepth = 0;
+  private readonly views = new Map<string, Node | undefined>();
   constructor(private readonly catalog: Catalog) {}
 
   collect(sql: string): TableUsage[] {
@@ -112,76 +177,181 @@ export class UsageCollector {
     return this.usages;
   }
 
-  private statement(stmt: Node, parent: Scope | undefined): void {
+  /** Reads one statement; returns its output columns (a SELECT's; none for others). */
+  private statement(stmt: Node, parent: Scope | undefined): OutputColumn[] {
     const select = child(stmt, 'SelectStmt');
     if (select) return this.select(select, parent);
     // UPDATE/DELETE: their WHERE finds rows like a SELECT's does.
     const dml = child(stmt, 'UpdateStmt') ?? child(stmt, 'DeleteStmt');
     if (dml) {
-      const scope: Scope = { entries: [], parent, ctes: new Set() };
+      const scope: Scope = { entries: [], parent, ctes: new Map(parent?.ctes ?? []) };
+      this.withClause(child(dml, 'withClause'), stmt, scope);
       const rel = child(dml, 'relation');
       if (rel) this.rangeVar(rel, scope);
       for (const f of [...list(dml.fromClause), ...list(dml.usingClause)]) this.fromItem(f, scope);
       this.conjuncts(child(dml, 'whereClause'), scope, false);
-      return;
+      return [];
     }
-    this.walk(stmt, parent ?? { entries: [], ctes: new Set() });
+    this.walk(stmt, parent ?? { entries: [], ctes: new Map() });
+    return [];
   }
 
-  private select(select: Node, parent: Scope | undefined): void {
-    const scope: Scope = { entries: [], parent, ctes: new Set(parent?.ctes ?? []) };
-    const withClause = child(select, 'withClause');
+  /** Registers a WITH clause's CTEs in `scope`; a fenced one is read once, here. */
+  private withClause(withClause: Node | undefined, body: Node, scope: Scope): void {
+    const recursive = !!withClause?.recursive;
     for (const cte of list(withClause?.ctes)) {
       const c = child(cte, 'CommonTableExpr');
-      if (!c) continue;
-      scope.ctes.add(String(c.ctename));
-      const q = child(c, 'ctequery');
-      if (q) this.statement(q, parent);
+      const query = c && child(c, 'ctequery');
+      if (!c || !query) continue;
+      const name = String(c.ctename);
+      const names = list(c.aliascolnames).map(sval).filter((s): s is string => !!s);
+      // PostgreSQL inlines a side-effect-free, non-recursive CTE read once, or any NOT MATERIALIZED one.
+      const materialized = String(c.ctematerialized ?? '');
+      const inline =
+        !recursive &&
+        !!child(query, 'SelectStmt') &&
+        materialized !== 'CTEMaterializeAlways' &&
+        (materialized === 'CTEMaterializeNever' || referenceCount(body, name) <= 1);
+      const def: CteDef = { query, names, inline, scope: { entries: [], parent: scope.parent, ctes: new Map(scope.ctes) }, fenced: [] };
+      if (recursive) def.scope.ctes.set(name, def);
+      // Its own conditions still find rows inside the fence; outside, its columns are no table's.
+      if (!inline) def.fenced = fenced(renamed(this.statement(query, def.scope), names));
+      scope.ctes.set(name, def);
     }
-    // UNION and friends: each arm is its own SELECT.
+  }
+
+  private select(select: Node, parent: Scope | undefined): OutputColumn[] {
+    const scope: Scope = { entries: [], parent, ctes: new Map(parent?.ctes ?? []) };
+    this.withClause(child(select, 'withClause'), select, scope);
+    // UNION and friends: each arm is its own SELECT; their columns are taken as a fence.
     const larg = child(select, 'larg');
     const rarg = child(select, 'rarg');
     if (larg || rarg) {
-      if (larg) this.select(larg, scope);
+      const left = larg ? this.select(larg, scope) : [];
       if (rarg) this.select(rarg, scope);
-      return;
+      return fenced(left);
     }
     for (const f of list(select.fromClause)) this.fromItem(f, scope);
     this.conjuncts(child(select, 'whereClause'), scope, false);
+    const targets = list(select.targetList).map((t) => child(t, 'ResTarget')).filter((t): t is Node => !!t);
+    const outputs = this.outputs(targets, scope);
     for (const t of list(select.targetList)) this.walk(t, scope);
     this.walk(child(select, 'havingClause'), scope);
-    const sortCols = this.columnList(list(select.sortClause).map((s) => child(s, 'SortBy')?.node as Node | undefined), scope);
-    if (sortCols) sortCols.entry.usage.orderBy = sortCols.columns;
-    const groupCols = this.columnList(list(select.groupClause), scope);
+    const sorts = list(select.sortClause).map((s) => child(s, 'SortBy')).filter((s): s is Node => !!s);
+    const sortCols = this.columnList(
+      sorts.map((s) => this.orderItem(child(s, 'node'), outputs, scope, true)),
+      sorts.map((s) => s.sortby_dir === 'SORTBY_DESC'),
+    );
+    if (sortCols) {
+      sortCols.entry.usage.orderBy = sortCols.columns;
+      sortCols.entry.usage.orderDesc = sortCols.desc;
+    }
+    const groupCols = this.columnList(list(select.groupClause).map((g) => this.orderItem(g, outputs, scope, false)));
     if (groupCols) groupCols.entry.usage.groupBy = groupCols.columns;
     for (const s of list(select.sortClause)) this.walk(s, scope);
     for (const g of list(select.groupClause)) this.walk(g, scope);
+    // A LIMIT or a window function keeps outer conditions out: they would change its result.
+    const fence = !!child(select, 'limitCount') || !!child(select, 'limitOffset') || hasWindow(select.targetList);
+    return fence ? fenced(outputs) : outputs;
+  }
+
+  /** The SELECT list's columns in order, `*` expanded, each traced to its table column when it is one. */
+  private outputs(targets: Node[], scope: Scope): OutputColumn[] {
+    const out: OutputColumn[] = [];
+    for (const t of targets) {
+      const val = child(t, 'val');
+      const ref = val && child(val, 'ColumnRef');
+      const fields = list(ref?.fields);
+      if (ref && fields.some((f) => 'A_Star' in f)) {
+        const qualifier = fields.length > 1 ? sval(fields[fields.length - 2]) : undefined;
+        for (const e of scope.entries) if (!qualifier || e.alias === qualifier) out.push(...this.entryColumns(e));
+        continue;
+      }
+      const name = (t.name as string | undefined) ?? (ref ? sval(fields[fields.length - 1]) : undefined) ?? '?column?';
+      out.push({ name, source: this.columnOf(val, scope) });
+    }
+    return out;
+  }
+
+  /** Every column of a FROM item, in its order: a table's from the catalog, a derived one's as traced. */
+  private entryColumns(e: ScopeEntry): OutputColumn[] {
+    if (e.kind === 'derived') return e.columns;
+    return [...(this.catalog.columns(e)?.keys() ?? [])].map((column) => ({ name: column, source: { entry: e, column } }));
+  }
+
+  /**
+   * A sort or group item as the column it is: `ORDER BY 2` is the second output column; a bare
+   * name is, in ORDER BY, an output column's name first (an alias), then an input column; in
+   * GROUP BY the input column comes first.
+   */
+  private orderItem(node: Node | undefined, outputs: OutputColumn[], scope: Scope, outputFirst: boolean): ScopedColumn | undefined {
+    if (!node) return undefined;
+    const k = child(node, 'A_Const');
+    if (k && isObj(k.ival)) return outputs[Number(k.ival.ival ?? 0) - 1]?.source;
+    const fields = list(child(node, 'ColumnRef')?.fields);
+    const single = fields.length === 1 ? sval(fields[0]) : undefined;
+    const output = single === undefined ? undefined : outputs.find((o) => o.name === single);
+    if (output && outputFirst) return output.source;
+    return this.columnOf(node, scope) ?? output?.source;
   }
 
   /** The columns of a list when all are plain columns of one table (a sort an index can give). */
-  private columnList(nodes: (Node | undefined)[], scope: Scope): { entry: ScopeEntry; columns: string[] } | undefined {
-    if (nodes.length === 0) return undefined;
-    let entry: ScopeEntry | undefined;
+  private columnList(items: (ScopedColumn | undefined)[], desc: boolean[] = []): { entry: TableEntry; columns: string[]; desc: boolean[] } | undefined {
+    if (items.length === 0) return undefined;
+    let entry: TableEntry | undefined;
     const columns: string[] = [];
-    for (const n of nodes) {
-      const r = this.columnOf(n, scope);
+    for (const r of items) {
       if (!r || (entry && r.entry !== entry)) return undefined;
       entry = r.entry;
       columns.push(r.column);
     }
-    return entry ? { entry, columns } : undefined;
+    return entry ? { entry, columns, desc: columns.map((_, i) => desc[i] ?? false) } : undefined;
+  }
+
+  private cte(name: string, scope: Scope): CteDef | undefined {
+    for (let s: Scope | undefined = scope; s; s = s.parent) if (s.ctes.has(name)) return s.ctes.get(name);
+    return undefined;
+  }
+
+  /** A view's query, parsed once per collector; undefined for a name that is no view. */
+  private viewQuery(schema: string | undefined, name: string): Node | undefined {
+    const sql = this.catalog.view?.(schema, name);
+    if (sql === undefined) return undefined;
+    if (!this.views.has(sql)) {
+      const stmt = (parseSync(sql) as { stmts?: { stmt?: Node }[] }).stmts?.[0]?.stmt;
+      this.views.set(sql, stmt && child(child(stmt, 'ViewStmt') ?? {}, 'query'));
+    }
+    return this.views.get(sql);
   }
 
   private rangeVar(rv: Node, scope: Scope): ScopeEntry | undefined {
     const name = String(rv.relname);
     const schema = rv.schemaname as string | undefined;
-    const alias = (child(rv, 'alias')?.aliasname as string | undefined) ?? name;
-    if (!schema && scope.ctes.has(name)) return undefined;
+    const aliasNode = child(rv, 'alias');
+    const alias = (aliasNode?.aliasname as string | undefined) ?? name;
+    const aliasColumns = list(aliasNode?.colnames).map(sval).filter((s): s is string => !!s);
+    const derived = (columns: OutputColumn[]): DerivedEntry => {
+      const entry: DerivedEntry = { kind: 'derived', alias, columns: renamed(columns, aliasColumns) };
+      scope.entries.push(entry);
+      return entry;
+    };
+    const cte = schema ? undefined : this.cte(name, scope);
+    if (cte) return derived(cte.inline ? renamed(this.statement(cte.query, cte.scope), cte.names) : cte.fenced);
     const table = this.catalog.resolve(schema, name);
-    if (!table) return undefined;
+    if (!table) {
+      const view = this.viewQuery(schema, name);
+      if (!view || this.viewDepth >= MAX_VIEW_DEPTH) return undefined;
+      this.viewDepth++;
+      try {
+        // A view sees no outer query level: its query is read on its own.
+        return derived(this.statement(view, undefined));
+      } finally {
+        this.viewDepth--;
+      }
+    }
     const usage: TableUsage = { ...table, uses: [], filters: [], orderBy: [], groupBy: [], referenced: new Set() };
     this.usages.push(usage);
-    const entry = { ...table, alias, usage };
+    const entry: TableEntry = { kind: 'table', ...table, alias, usage };
     scope.entries.push(entry);
     return entry;
   }
@@ -199,7 +369,10 @@ export class UsageCollector {
       for (const u of list(join.usingClause)) {
         const col = sval(u);
         if (!col) continue;
-        for (const e of [...left, ...right]) if (this.catalog.columns(e)?.has(col)) this.use(e, { column: col, kind: 'join' });
+        for (const e of [...left, ...right]) {
+          const c = this.lookup(e, col).column;
+          if (c) this.use(c.entry, { column: c.column, kind: 'join' });
+        }
       }
       // Conditions of an outer join's ON still drive index choice for the inner side.
       this.conjuncts(child(join, 'quals'), scope, false);
@@ -208,11 +381,26 @@ export class UsageCollector {
     const sub = child(item, 'RangeSubselect');
     if (sub) {
       const q = child(sub, 'subquery');
-      if (q) this.statement(q, sub.lateral ? scope : scope.parent);
-      return [];
+      if (!q) return [];
+      const aliasNode = child(sub, 'alias');
+      const columns = this.statement(q, sub.lateral ? scope : scope.parent);
+      const entry: DerivedEntry = {
+        kind: 'derived',
+        alias: (aliasNode?.aliasname as string | undefined) ?? '',
+        columns: renamed(columns, list(aliasNode?.colnames).map(sval).filter((s): s is string => !!s)),
+      };
+      scope.entries.push(entry);
+      return [entry];
     }
     this.walk(item, scope);
     return [];
+  }
+
+  /** Whether a FROM item has a column of that name, and the table column it is when it is one. */
+  private lookup(e: ScopeEntry, column: string): { found: boolean; column?: ScopedColumn } {
+    if (e.kind === 'table') return this.catalog.columns(e)?.has(column) ? { found: true, column: { entry: e, column } } : { found: false };
+    const c = e.columns.find((x) => x.name === column);
+    return c ? { found: true, column: c.source } : { found: false };
   }
 
   private resolveColumn(ref: Node, scope: Scope): ScopedColumn | undefined {
@@ -222,13 +410,13 @@ export class UsageCollector {
     const column = names[names.length - 1]!;
     for (let s: Scope | undefined = scope; s; s = s.parent) {
       if (names.length === 1) {
-        const matches = s.entries.filter((e) => this.catalog.columns(e)?.has(column));
-        if (matches.length === 1) return { entry: matches[0]!, column };
+        const matches = s.entries.map((e) => this.lookup(e, column)).filter((m) => m.found);
+        if (matches.length === 1) return matches[0]!.column;
         if (matches.length > 1) return undefined;
       } else {
         const qualifier = names[names.length - 2]!;
-        const e = s.entries.find((x) => x.alias === qualifier && (names.length < 3 || x.schema === names[names.length - 3]));
-        if (e) return this.catalog.columns(e)?.has(column) ? { entry: e, column } : undefined;
+        const e = s.entries.find((x) => x.alias === qualifier && (names.length < 3 || (x.kind === 'table' && x.schema === names[names.length - 3])));
+        if (e) return this.lookup(e, column).column;
       }
     }
     return undefined;
@@ -240,7 +428,7 @@ export class UsageCollector {
     return ref ? this.resolveColumn(ref, scope) : undefined;
   }
 
-  private use(entry: ScopeEntry, use: ColumnUse): void {
+  private use(entry: TableEntry, use: ColumnUse): void {
     const dup = entry.usage.uses.some((u) => u.column === use.column && u.kind === use.kind && u.constant === use.constant && !!u.inOr === !!use.inOr);
     if (!dup) entry.usage.uses.push(use);
   }
@@ -350,6 +538,7 @@ export class UsageCollector {
   }
 
   /** Marks every column read under a node as referenced and analyzes nested subqueries. */
+  /** Marks every column read under a node as referenced and analyzes nested subqueries. */
   private walk(node: unknown, scope: Scope): void {
     if (Array.isArray(node)) return node.forEach((n) => this.walk(n, scope));
     if (!isObj(node)) return;
@@ -358,7 +547,7 @@ export class UsageCollector {
       const fields = list(ref.fields);
       if (fields.some((f) => 'A_Star' in f)) {
         const qualifier = sval(fields[0]);
-        for (const e of scope.entries) if (fields.length === 1 || e.alias === qualifier) e.usage.referenced = null;
+        for (const e of scope.entries) if (e.kind === 'table' && (fields.length === 1 || e.alias === qualifier)) e.usage.referenced = null;
         return;
       }
       const r = this.resolveColumn(ref, scope);
@@ -373,7 +562,10 @@ export class UsageCollector {
       return;
     }
     const select = child(node, 'SelectStmt');
-    if (select) return this.select(select, scope);
+    if (select) {
+      this.select(select, scope);
+      return;
+    }
     for (const v of Object.values(node)) this.walk(v, scope);
   }
 }

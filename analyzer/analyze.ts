@@ -1,6 +1,6 @@
 // POST /postgres/analyze: plans, costs and index recommendations for one database, planned with
 // that database's own statistics in the advisor's shadow server. The database is only read.
-import { analyzeQueries, ShadowBusyError } from '../advisor/index';
+import { analyzeQueries, analyzeSnapshot, readProductionSnapshot, resolveIndexNames, ShadowBusyError, withoutIndexes } from '../advisor/index';
 import { fingerprintQuery } from '../shared/sql-fingerprint';
 import { isDataQuery } from '../shared/data-queries';
 import type { AnalyzeRequest, AnalyzeResponse } from '../shared/analysis';
@@ -56,8 +56,22 @@ export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLi
 
   const byHash = new Map(queries.map((q) => [q.hash, q]));
   let result: Awaited<ReturnType<typeof analyzeQueries>>;
+  let hidden: string[] = [];
+  const budget = { maxIndexes: request.maxIndexes, maxBytes: request.maxBytes };
   try {
-    result = await analyzeQueries({ source: request.db, queries: [...byHash.values()] });
+    if (request.hiddenIndexes?.length) {
+      // The names are checked against production before a shadow slot is waited for.
+      const snapshot = await readProductionSnapshot(request.db);
+      const resolved = resolveIndexNames(snapshot, request.hiddenIndexes);
+      if (resolved.problems.length) {
+        const issues = resolved.problems.map((p) => ({ path: `hiddenIndexes.${p.position}`, message: p.message }));
+        throw new AnalyzerHttpError(400, 'validation_failed', `Unknown index: ${resolved.problems.map((p) => JSON.stringify(p.name)).join(', ')}. ${resolved.problems.map((p) => p.message).join(' ')}`, issues);
+      }
+      hidden = resolved.indexes.map((i) => `${i.schema}.${i.name}`);
+      result = await analyzeSnapshot(withoutIndexes(snapshot, resolved.indexes), [...byHash.values()], { budget });
+    } else {
+      result = await analyzeQueries({ source: request.db, queries: [...byHash.values()], options: { budget } });
+    }
   } catch (error) {
     // The advisor reads its snapshot through the gateway: a failure there is classified like ours.
     if (error instanceof GatewayError) throw classifyConnectionError(error);
@@ -71,5 +85,6 @@ export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLi
     queries: result.queries.map((q) => ({ ...q, query: byHash.get(q.hash)?.query ?? '', calls: byHash.get(q.hash)?.calls ?? null })),
     indexes: result.indexes,
     warnings: result.warnings,
+    hiddenIndexes: hidden,
   };
 }

@@ -91,7 +91,7 @@ function createAnalyzerApp(options: AnalyzerOptions = {}): express.Express {
     '/postgres',
     jsonRoute('sync', log, syncRequestSchema, (request) => syncDatabase(request, settings), (response, ms) => {
       const database = response.meta.type === 'ok' ? response.meta.value.database : '';
-      const failed = (['schema', 'queries', 'disabledIndexes'] as const).filter((part) => response[part].type === 'error');
+      const failed = (['schema', 'queries', 'disabledIndexes', 'indexHealth'] as const).filter((part) => response[part]?.type === 'error');
       return `${database}: ${ms} ms${failed.length ? `, failed parts: ${failed.join(', ')}` : ''}`;
     }),
   );

@@ -1,4 +1,4 @@
-// One sync: connect read only, then read the four parts of RemoteSyncResponse side by side. A part
+// One sync: connect read only, then read the parts of RemoteSyncResponse side by side. A part
 // that fails (pg_stat_statements missing, a catalog the role may not read) is reported inside its
 // own field; the others still carry their results.
 import {
@@ -12,6 +12,7 @@ import {
 } from '../shared/analyzer-schema';
 import { ANALYZER_VERSION } from './version';
 import { listDisabledIndexes } from './catalog/disabled-indexes.sql';
+import { readIndexHealth } from './index-health';
 import { readServer, type ServerRow } from './catalog/server.sql';
 import { listTablesWithoutSelect } from './catalog/visibility.sql';
 import { readSchema } from './database-schema';
@@ -82,7 +83,7 @@ export async function syncDatabase(
       throw new AnalyzerHttpError(502, 'not_read_only', 'The session could not be made read only (default_transaction_read_only is off), so the analyzer will not use it.');
     }
 
-    const [schema, queries, disabledIndexes, withoutSelect] = await Promise.allSettled([
+    const [schema, queries, disabledIndexes, withoutSelect, indexHealth] = await Promise.allSettled([
       readSchema(db, {
         sampleRows: request.sampleRows,
         sampleConcurrency: settings.sampleConcurrency,
@@ -91,6 +92,7 @@ export async function syncDatabase(
       readQueries(db, server.databaseOid, server.database, request.queryLimit),
       listDisabledIndexes(db),
       listTablesWithoutSelect(db),
+      readIndexHealth(db, new Date(started)),
     ]);
 
     const queriesResult = toResult<QueriesResult>(queries);
@@ -120,6 +122,7 @@ export async function syncDatabase(
       schema: toResult(schema),
       queries: queriesResult.type === 'ok' ? { type: 'ok', value: queriesResult.value.queries } : queriesResult,
       disabledIndexes: toResult<DisabledIndex[]>(disabledIndexes),
+      indexHealth: toResult(indexHealth),
     };
   } finally {
     await db.close().catch(() => {});

@@ -42,6 +42,12 @@ export const LOAD_SQL = [
        ARRAY['t' || g % 50, 't' || (g * 7) % 53], timestamptz '2025-12-31' - (random() ^ 3) * interval '700 days'
      FROM (SELECT g, CASE WHEN g % 100 = 0 THEN 'refund' WHEN g % 10 = 0 THEN 'purchase' WHEN g % 3 = 0 THEN 'review' ELSE 'login' END AS k
            FROM generate_series(1, 2000000) g) s`,
+  // Views the application reads through: one with a join, one with a condition, one on that one, one renaming columns.
+  `CREATE VIEW customer_rentals AS SELECT r.rental_id, r.rental_date, r.return_date, r.customer_id, r.staff_id, i.film_id
+     FROM rental r JOIN inventory i USING (inventory_id)`,
+  `CREATE VIEW open_rentals AS SELECT rental_id, customer_id, rental_date, staff_id FROM rental WHERE return_date IS NULL`,
+  `CREATE VIEW recent_open_rentals AS SELECT * FROM open_rentals WHERE rental_date > '2024-01-01'`,
+  `CREATE VIEW customer_events AS SELECT event_id, customer_id, kind, created_at AS at FROM customer_event`,
 ];
 
 /** The ten indexes the workload needs: dropped before the advisor runs, which must find them. */
@@ -115,4 +121,18 @@ export const WORKLOAD: [string, string, number][] = [
   ['best customers of the quarter', `WITH recent AS (SELECT customer_id, count(*) AS n FROM rental WHERE rental_date > now() - interval '90 days' GROUP BY customer_id) SELECT c.email, r.n FROM recent r JOIN customer c USING (customer_id) ORDER BY r.n DESC LIMIT 10`, 20],
   ['events per channel since', `SELECT payload ->> 'channel' AS ch, count(*) FROM customer_event WHERE created_at > $1 GROUP BY 1`, 50],
   ['payments taken by a clerk since', `SELECT p.payment_id FROM payment p WHERE p.staff_id = $1 AND p.payment_date > $2`, 300],
+  // What the planner sees through: views, CTEs, subqueries, LATERAL; sorts by position, alias, mixed directions.
+  ['rentals of a customer through a view with a join', `SELECT rental_id, rental_date FROM customer_rentals WHERE customer_id = $1 ORDER BY rental_date DESC LIMIT 10`, 5000],
+  ['open rentals of a customer through nested views', `SELECT rental_id FROM recent_open_rentals WHERE customer_id = $1`, 3000],
+  ['latest events of a kind through a view, by alias', `SELECT event_id, at FROM customer_events WHERE kind = $1 AND customer_id = $2 ORDER BY at DESC LIMIT 20`, 4000],
+  ['payments total of a customer, inlined CTE', `WITH c AS (SELECT payment_id, customer_id, amount FROM payment) SELECT sum(amount) FROM c WHERE customer_id = $1`, 3000],
+  ['recent events of a customer, NOT MATERIALIZED CTE', `WITH e AS NOT MATERIALIZED (SELECT * FROM customer_event) SELECT event_id FROM e WHERE customer_id = $1 AND created_at > $2`, 3000],
+  ['films of a rating behind a MATERIALIZED CTE', `WITH f AS MATERIALIZED (SELECT film_id, title, rating FROM film) SELECT title FROM f WHERE rating = $1`, 100],
+  ['copies of a film, subquery in FROM', `SELECT s.inventory_id FROM (SELECT inventory_id, film_id AS f FROM inventory) s WHERE s.f = $1`, 4000],
+  ['last rental of each customer of a store, LATERAL', `SELECT c.customer_id, l.rental_date FROM customer c CROSS JOIN LATERAL (SELECT rental_date FROM rental r WHERE r.customer_id = c.customer_id ORDER BY rental_date DESC LIMIT 1) l WHERE c.store_id = $1 LIMIT 20`, 200],
+  ['latest payments of a customer, ORDER BY position', `SELECT payment_date, amount FROM payment WHERE customer_id = $1 ORDER BY 1 DESC LIMIT 5`, 6000],
+  ['latest events of a customer, SELECT * ORDER BY position', `SELECT * FROM customer_event WHERE customer_id = $1 ORDER BY 6 DESC LIMIT 10`, 6000],
+  ['rentals of a clerk, mixed directions', `SELECT rental_id FROM rental WHERE staff_id = $1 ORDER BY customer_id DESC, rental_date LIMIT 20`, 500],
+  ['latest payments taken by a clerk, equality and sort', `SELECT payment_id, amount FROM payment WHERE staff_id = $1 ORDER BY payment_date DESC LIMIT 20`, 2000],
+  ['rentals since a date, range and sort', `SELECT rental_id FROM rental WHERE rental_date > $1 ORDER BY rental_date LIMIT 20`, 1000],
 ];

@@ -6,6 +6,32 @@ import { isoDate } from './dates';
 import { hashSchema, pathParam } from './environments';
 import { planNodeSchema } from './plan';
 import { connectionStringSchema, idSchema, sqlText } from './validation';
+import { dropEffectSchema, hiddenIndexesSchema } from './index-health';
+
+/** Production's write rates on a table (pg_stat_user_tables since its statistics were reset). */
+export const tableWritesSchema = z.object({
+  insertsPerSec: z.number(),
+  updatesPerSec: z.number(),
+  deletesPerSec: z.number(),
+  indexWritesPerSec: z.number().meta({
+    description: 'Entries a new index on the table would take per second: one per insert and per update (a HOT update writes none unless the index covers a column it changes)',
+  }),
+  since: isoDate.meta({ description: 'Start of the period the rates cover' }),
+});
+export type TableWrites = z.infer<typeof tableWritesSchema>;
+
+/** An optional budget for the indexes recommended for the whole workload. */
+export const workloadBudgetSchema = z.object({
+  maxIndexes: z.number().int().min(1).max(1000).optional().meta({ description: 'Recommend at most this many indexes for the workload' }),
+  maxBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .meta({ description: 'Recommend indexes whose estimated sizes add up to at most this many bytes' }),
+});
+export type WorkloadBudget = z.infer<typeof workloadBudgetSchema>;
 
 export const recommendationSchema = z.object({
   createIndex: z.string().meta({ description: 'The CREATE INDEX statement to run' }),
@@ -19,12 +45,20 @@ export const recommendationSchema = z.object({
   savedPct: z.number(),
   totalSaved: z.number().meta({ description: 'Cost saved x production calls (calls taken as 1 when unknown)' }),
   estimatedPages: z.number().meta({ description: 'Size the shadow planner assumed for the index, in pages' }),
+  estimatedBytes: z.number().optional().meta({ description: 'The same size in bytes (pages x the block size)' }),
+  writes: tableWritesSchema
+    .nullable()
+    .optional()
+    .meta({ description: "Production's writes to the table, which the index would have to follow; null when production keeps no counts for it" }),
 });
 export type Recommendation = z.infer<typeof recommendationSchema>;
 
 export const indexRecommendationSchema = recommendationSchema
   .omit({ costBefore: true, costAfter: true, savedPct: true })
-  .extend({ queries: z.array(z.string()).meta({ description: 'Hashes of the catalog queries it helps' }) });
+  .extend({
+    queries: z.array(z.string()).meta({ description: 'Hashes of the catalog queries it helps' }),
+  })
+  .meta({ description: 'An index chosen for the whole workload; totalSaved is what it saves all the queries it serves together' });
 export type IndexRecommendation = z.infer<typeof indexRecommendationSchema>;
 
 /** One query planned with production statistics: what the advisor finds for it. */
@@ -35,6 +69,10 @@ export const plannedQuerySchema = z.object({
   plan: planNodeSchema.nullable().meta({ description: 'The plan production would choose now' }),
   planAfter: planNodeSchema.nullable().meta({ description: 'The plan with every recommendation in place' }),
   recommendations: z.array(recommendationSchema),
+  alternatives: z
+    .array(recommendationSchema)
+    .optional()
+    .meta({ description: "Every index that alone would lower the query's cost enough, each against the plan as it is: what the workload's choice picks among" }),
   error: z.string().nullable(),
   indexesUsed: z
     .array(z.string())
@@ -61,6 +99,11 @@ export const analysisStatusSchema = z.object({
   error: z.string().nullable(),
   warnings: z.array(z.string()),
   indexes: z.array(indexRecommendationSchema),
+  hiddenIndexes: z.array(z.string()).optional().meta({ description: 'A what-if analysis: the indexes (schema.name) planned as if dropped' }),
+  hiddenEffect: dropEffectSchema
+    .nullable()
+    .optional()
+    .meta({ description: 'A what-if analysis: the catalog queries that plan dearer without those indexes' }),
   startedAt: isoDate,
   finishedAt: isoDate.nullable(),
 });
@@ -95,6 +138,8 @@ export const ciRunAnalysisSchema = z.object({
 export type CiRunAnalysis = z.infer<typeof ciRunAnalysisSchema>;
 
 export const envAnalysisInput = z.object({ id: pathParam(idSchema) });
+/** Starting an environment's analysis: optionally with a budget for the workload's indexes, or as a what-if without some indexes. */
+export const envAnalysisStartInput = envAnalysisInput.extend(workloadBudgetSchema.shape).extend({ hiddenIndexes: hiddenIndexesSchema.optional() });
 export const queryAnalysisInput = z.object({ id: pathParam(idSchema), hash: pathParam(hashSchema) });
 export const runAnalysisInput = z.object({ id: pathParam(idSchema) });
 
@@ -112,6 +157,8 @@ export const analyzeRequestSchema = z.object({
     .optional()
     .meta({ description: "Queries to analyze; by default the database's own pg_stat_statements, most total time first" }),
   queryLimit: z.number().int().min(1).max(500).default(50),
+  ...workloadBudgetSchema.shape,
+  hiddenIndexes: hiddenIndexesSchema.optional(),
 });
 export type AnalyzeRequest = z.infer<typeof analyzeRequestSchema>;
 
@@ -127,5 +174,6 @@ export const analyzeResponseSchema = z.object({
   ),
   indexes: z.array(indexRecommendationSchema),
   warnings: z.array(z.string()),
+  hiddenIndexes: z.array(z.string()).default([]).meta({ description: 'The indexes planned as if dropped (schema.name)' }),
 });
 export type AnalyzeResponse = z.infer<typeof analyzeResponseSchema>;

@@ -5,6 +5,7 @@
 // querytrail's one error body (errorBodySchema, shared/errors.ts).
 import { z } from 'zod';
 import { connectionStringSchema } from './validation';
+import { indexHealthSchema } from './index-health';
 
 export const SAMPLE_ROWS_DEFAULT = 5;
 export const SAMPLE_ROWS_MAX = 100;
@@ -331,5 +332,7 @@ export const remoteSyncResponseSchema = z.object({
   schema: resultSchema(databaseSchemaSchema),
   queries: resultSchema(z.array(queryStatsSchema)),
   disabledIndexes: resultSchema(z.array(disabledIndexSchema)),
+  /** Indexes never scanned, duplicated, redundant or invalid (shared/index-health.ts); absent from an analyzer older than this field. */
+  indexHealth: resultSchema(indexHealthSchema).optional(),
 });
 export type RemoteSyncResponse = z.infer<typeof remoteSyncResponseSchema>;

@@ -5,10 +5,13 @@ import {
   analysisStatusSchema,
   ciRunAnalysisSchema,
   envAnalysisInput,
+  envAnalysisStartInput,
   queryAnalysisInput,
   queryAnalysisSchema,
   runAnalysisInput,
 } from '../../shared/analysis';
+import { environmentIndexHealthSchema } from '../../shared/index-health';
+import { latestIndexHealth } from '../analysis/index-health';
 import { startAnalysis } from '../analysis/jobs';
 import { latestAnalysis, readQueryAnalysis } from '../analysis/results';
 import { compareRun } from '../analysis/run-diff';
@@ -24,19 +27,37 @@ export const analysisRouter = {
         path: '/env/{id}/analyze',
         tags: TAG,
         summary: "Analyze every catalog query with the production connection's statistics (runs in the background)",
-        description: 'Answers 202 with the job; a second call while one runs returns the running one. Poll GET /env/{id}/analyze.',
+        description:
+          'Answers 202 with the job; a second call while one runs returns the running one. Poll GET /env/{id}/analyze. ' +
+          'With hiddenIndexes, a what-if analysis: every query planned as if those indexes were dropped (in the shadow planner only), ' +
+          "kept on the analysis without changing the catalog's costs; an unknown index answers 400 naming it.",
       },
       successStatus: 202,
     })
-    .input(envAnalysisInput)
+    .input(envAnalysisStartInput)
     .output(analysisStatusSchema)
-    .mutation(async ({ ctx, input }) => (await startAnalysis(ctx, input.id)).status),
+    .mutation(async ({ ctx, input }) =>
+      (await startAnalysis(ctx, input.id, { budget: { maxIndexes: input.maxIndexes, maxBytes: input.maxBytes }, hiddenIndexes: input.hiddenIndexes })).status,
+    ),
 
   latest: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/analyze', tags: TAG, summary: 'The latest analysis: progress, or its ranked index recommendations' } })
     .input(envAnalysisInput)
     .output(analysisStatusSchema)
     .query(({ ctx, input }) => latestAnalysis(ctx.store.db, input.id)),
+
+  indexHealth: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/env/{id}/index-health',
+        tags: TAG,
+        summary: "Production's unused, duplicate, redundant and invalid indexes, with what dropping each would cost the catalog",
+      },
+    })
+    .input(envAnalysisInput)
+    .output(environmentIndexHealthSchema)
+    .query(({ ctx, input }) => latestIndexHealth(ctx.store.db, input.id)),
 
   query: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/queries/{hash}/analysis', tags: TAG, summary: "A query's production plan, cost and index recommendations" } })

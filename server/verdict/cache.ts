@@ -1,7 +1,9 @@
 // The analysis cache: a query's plan, cost and recommendations against one production snapshot
 // with one set of schema differences applied (digest '' for production's own schema). A query's
-// result does not depend on the other queries planned with it (each tries only its own candidates,
-// advisor/README.md), so results are cached per query hash and only the misses are planned.
+// plan and cost do not depend on the other queries planned with it, so results are cached per
+// query hash and only the misses are planned. Its recommendations and alternatives may also use
+// an index another query planned with it suggested (advisor/README.md, the whole workload): the
+// first planning is kept, and the workload's choice reads every query's alternatives from here.
 // Two callers planning the same miss at once both plan it; the second insert does nothing.
 import { and, eq, sql } from 'drizzle-orm';
 import { analyzeSnapshot, ShadowSlots, sharedShadowSlots, type QueryInput, type ShadowServer, type SourceSnapshot } from '../../advisor/index';
@@ -20,6 +22,8 @@ export interface CachedPlan {
   plan: PlanNode | null;
   planAfter: PlanNode | null;
   recommendations: Recommendation[];
+  /** Every index that alone saves the query enough: what the workload's choice (rankIndexes) picks from. */
+  alternatives: Recommendation[];
   /** Schema-qualified indexes and tables the plan uses, before any recommendation. */
   indexesUsed: string[];
   tablesUsed: string[];
@@ -92,7 +96,10 @@ export async function planCached(db: Db, input: PlanCachedInput): Promise<PlanCa
     input.onProgress?.(total, total);
   }
   const calls = new Map(queries.map((q) => [q.hash, q.calls ?? 1]));
-  for (const p of plans.values()) p.recommendations = weighted(p.recommendations, calls.get(p.hash) ?? 1);
+  for (const p of plans.values()) {
+    p.recommendations = weighted(p.recommendations, calls.get(p.hash) ?? 1);
+    p.alternatives = weighted(p.alternatives, calls.get(p.hash) ?? 1);
+  }
   return { plans, planned: misses.length, warnings };
 }
 
@@ -113,6 +120,7 @@ function fromPlanned(q: PlannedQuery, plannedAt: Date): CachedPlan {
     plan: q.plan,
     planAfter: q.planAfter,
     recommendations: q.recommendations,
+    alternatives: q.alternatives ?? [],
     indexesUsed: q.indexesUsed ?? [],
     tablesUsed: q.tablesUsed ?? [],
     error: q.error,
@@ -132,6 +140,7 @@ async function readCached(db: Db, input: PlanCachedInput, hashes: string[]): Pro
         plan: input.withPlans ? queryPlans.plan : sql<PlanNode | null>`NULL::jsonb`,
         planAfter: input.withPlans ? queryPlans.planAfter : sql<PlanNode | null>`NULL::jsonb`,
         recommendations: queryPlans.recommendations,
+        alternatives: queryPlans.alternatives,
         indexesUsed: queryPlans.indexesUsed,
         tablesUsed: queryPlans.tablesUsed,
         error: queryPlans.error,
@@ -162,18 +171,19 @@ async function store(db: Db, input: PlanCachedInput, planned: PlannedQuery[], pl
     indexes_used: q.indexesUsed ?? [],
     tables_used: q.tablesUsed ?? [],
     recommendations: q.recommendations,
+    alternatives: q.alternatives ?? [],
     error: q.error,
   }));
   try {
     // The snapshot may have been pruned while these were planned: then there is nothing to cache into.
     await db.execute(sql`
       INSERT INTO query_plans (environment_id, snapshot_id, schema_digest, hash, cost, plan_shape, plan, plan_after,
-                               indexes_used, tables_used, recommendations, error, planned_at)
+                               indexes_used, tables_used, recommendations, alternatives, error, planned_at)
       SELECT ${input.environmentId}, ${input.snapshotId}, ${input.digest}, r.hash, r.cost, r.plan_shape, r.plan, r.plan_after,
              coalesce(r.indexes_used, '[]'::jsonb), coalesce(r.tables_used, '[]'::jsonb), coalesce(r.recommendations, '[]'::jsonb),
-             r.error, ${plannedAt.toISOString()}::timestamptz
+             coalesce(r.alternatives, '[]'::jsonb), r.error, ${plannedAt.toISOString()}::timestamptz
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(hash text, cost float8, plan_shape text, plan jsonb, plan_after jsonb,
-           indexes_used jsonb, tables_used jsonb, recommendations jsonb, error text)
+           indexes_used jsonb, tables_used jsonb, recommendations jsonb, alternatives jsonb, error text)
       WHERE EXISTS (SELECT 1 FROM production_snapshots WHERE id = ${input.snapshotId})
       ON CONFLICT (environment_id, snapshot_id, schema_digest, hash) DO NOTHING`);
   } catch (error) {

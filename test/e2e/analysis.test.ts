@@ -82,6 +82,9 @@ describe('query analysis in Chromium', () => {
     const first = indexes.getByRole('listitem').first();
     expect(await first.locator('pre').textContent()).toMatch(/CREATE INDEX .*orders.*customer_id/i);
     await visible(first.getByText('Total saved'));
+    // what the index would cost to keep: its size in bytes and the writes to its table
+    await visible(first.getByText(/~[\d.,]+ (kB|MB|GB|bytes?|B)\b/));
+    await visible(first.getByText('Write overhead'));
     await visible(section.getByText(/Analyzed 2 queries with the statistics of/));
     // the query it helps, by its SQL, linking to its page
     await visible(first.getByRole('link', { name: /customer_id/ }));

@@ -11,6 +11,7 @@ import { CopyButton } from '../CopyButton';
 import { RelativeTime } from '../RelativeTime';
 import { SqlBlock } from '../SqlBlock';
 import { EmptyState, ErrorState, Loading } from '../States';
+import { indexSize, writeOverhead, writesTitle } from './IndexCost';
 import { PlanTree } from './PlanTree';
 
 type Analysis = RouterOutputs['analysis']['query'];
@@ -48,7 +49,11 @@ function Recommendations({ analysis }: { analysis: Analysis }) {
           <p className="cost-change">
             <span className="muted">cost</span> {formatCost(r.costBefore)} <Arrow /> <strong>{formatCost(r.costAfter)}</strong>{' '}
             <Badge tone="success">{formatPercent(r.savedPct)} saved</Badge>
-            <span className="muted small"> · total saved {formatCost(r.totalSaved)} · ~{formatNumber(r.estimatedPages)} pages</span>
+            <span className="muted small">
+              {' '}
+              · total saved {formatCost(r.totalSaved)} · {indexSize(r)} ·{' '}
+              <span title={writesTitle(r)}>writes to the table: {writeOverhead(r)}</span>
+            </span>
           </p>
         </li>
       ))}

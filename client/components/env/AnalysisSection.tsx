@@ -104,6 +104,7 @@ function useRefreshWhenFinished(envId: string, status: AnalysisStatus['status'] 
       void queryClient.invalidateQueries({ queryKey: ['catalog', envId] });
       void utils.analysis.query.invalidate();
       void utils.analysis.ciRun.invalidate();
+      void utils.analysis.indexHealth.invalidate({ id: envId });
     }
   }, [status, envId, queryClient, utils]);
 }

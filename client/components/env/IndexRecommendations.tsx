@@ -6,6 +6,7 @@ import { formatCost } from '../../lib/plan';
 import { oneLine } from '../../lib/text';
 import { formatNumber } from '../../lib/time';
 import { trpc, type RouterOutputs } from '../../trpc';
+import { indexSize, writeOverhead, writesTitle } from '../analysis/IndexCost';
 import { Fact, Facts } from '../Facts';
 import { IndexBadges } from '../IndexBadges';
 import { SqlBlock } from '../SqlBlock';
@@ -51,7 +52,12 @@ export function IndexRecommendations({ envId, indexes, queryCount }: { envId: st
             <Fact term="Total saved" title="Cost saved × production calls (1 call when unknown)">
               {formatCost(index.totalSaved)}
             </Fact>
-            <Fact term="Size">~{formatNumber(index.estimatedPages)} pages</Fact>
+            <Fact term="Size" title={`~${formatNumber(index.estimatedPages)} pages`}>
+              {indexSize(index)}
+            </Fact>
+            <Fact term="Write overhead" title={writesTitle(index)}>
+              {writeOverhead(index)}
+            </Fact>
             <Fact term="Queries helped" className="index-queries">
               <ul className="helped-list">
                 {index.queries.slice(0, HELPED_SHOWN).map((hash) => (

@@ -1,0 +1,178 @@
+// Indexes chosen for the whole workload rather than one query at a time. Each query's trials
+// (recommend.ts) say what every index that helps it would save it alone (`alternatives`) and what
+// its own best pair saves together (`recommendations`); from those, a greedy choice with
+// re-evaluation (as Microsoft's AutoAdmin and the DB2 advisor do it) adds, one at a time, the index
+// that lowers the workload's cost most given the ones already chosen: an index serving several
+// queries beats several that each serve one, and an index whose queries are already served by a
+// chosen one adds nothing. With a byte budget the measure is the saving per byte (the knapsack
+// rule of the DB2 advisor); with a count budget the choice stops at that count.
+import type { IndexRecommendation, PlannedQuery, Recommendation, TableWrites, WorkloadBudget } from '../shared/analysis.js';
+import { candidateKey, type IndexCandidate } from './candidates.js';
+import type { SourceSnapshot } from './source.js';
+
+/** Other queries' candidates added to one query's, at most: each costs one more plan per round. */
+const MAX_SHARED = 6;
+
+/** Smallest share of a query's cost (x calls) an index must save it to count as helping it, in percent. */
+const DEFAULT_MIN_SAVED_PCT = 5;
+
+/**
+ * Each query's candidates, plus those of other queries on the same table that extend one of its
+ * own B-tree keys (its key columns first, then more): one index that may serve both, so each
+ * query's trials can tell the workload's choice about it. `(a, b)` for `a = ? ORDER BY b` is then
+ * also tried on `a = ?`.
+ */
+export function withSharedCandidates(lists: IndexCandidate[][]): IndexCandidate[][] {
+  const all = new Map<string, IndexCandidate>();
+  for (const list of lists) for (const c of list) all.set(candidateKey(c), c);
+  return lists.map((own) => {
+    const keys = new Set(own.map(candidateKey));
+    const extends_ = (c: IndexCandidate) =>
+      own.some(
+        (o) =>
+          o.am === 'btree' &&
+          o.schema === c.schema &&
+          o.table === c.table &&
+          o.predicate === c.predicate &&
+          !o.desc?.length &&
+          o.keys.length < c.keys.length &&
+          o.keys.every((k, i) => c.keys[i] === k),
+      );
+    const extra = [...all.values()]
+      .filter((c) => c.am === 'btree' && !keys.has(candidateKey(c)) && extends_(c))
+      .sort((a, b) => a.keys.length + a.include.length - (b.keys.length + b.include.length))
+      .slice(0, MAX_SHARED);
+    return [...own, ...extra];
+  });
+}
+
+/** Index sizes in bytes and the table's production write rates on every recommendation and alternative. */
+export function annotateRecommendations(results: PlannedQuery[], snapshot: SourceSnapshot): void {
+  const writes = new Map((snapshot.writes ?? []).map((w) => [`${w.schema}.${w.table}`, w]));
+  const round = (n: number) => Math.round(n * 1000) / 1000;
+  const ratesOf = (table: string): TableWrites | null => {
+    const w = writes.get(table);
+    if (!w) return null;
+    return {
+      insertsPerSec: round(w.inserted / w.seconds),
+      updatesPerSec: round(w.updated / w.seconds),
+      deletesPerSec: round(w.deleted / w.seconds),
+      indexWritesPerSec: round((w.inserted + w.updated) / w.seconds),
+      since: w.since,
+    };
+  };
+  for (const q of results) {
+    for (const r of [...q.recommendations, ...(q.alternatives ?? [])]) {
+      r.estimatedBytes = r.estimatedPages * (snapshot.blockSize || 8192);
+      r.writes = ratesOf(r.table);
+    }
+  }
+}
+
+/** A way to lower one query's cost: these indexes together save it `saved` (cost x calls), `parts` each. */
+interface Option {
+  indexes: string[];
+  parts: number[];
+  saved: number;
+}
+
+interface QueryOptions {
+  hash: string;
+  options: Option[];
+  /** The query's cost x calls as it is. */
+  cost: number;
+}
+
+export interface WorkloadChoice {
+  indexes: IndexRecommendation[];
+  /** What the chosen indexes save the workload together (cost x calls). */
+  saved: number;
+}
+
+function optionsOf(q: PlannedQuery): QueryOptions | undefined {
+  const recs = q.recommendations;
+  const singles = q.alternatives?.length ? q.alternatives : recs.slice(0, 1);
+  if (singles.length === 0) return undefined;
+  const first = recs[0] ?? singles[0]!;
+  const calls = first.costBefore > first.costAfter ? first.totalSaved / (first.costBefore - first.costAfter) : 1;
+  const options: Option[] = singles.map((r) => ({ indexes: [r.createIndex], parts: [r.totalSaved], saved: r.totalSaved }));
+  // The query's own chain: its second index saves on top of its first.
+  for (let k = 2; k <= recs.length; k++) {
+    const chain = recs.slice(0, k);
+    options.push({ indexes: chain.map((r) => r.createIndex), parts: chain.map((r) => r.totalSaved), saved: chain.reduce((s, r) => s + r.totalSaved, 0) });
+  }
+  return { hash: q.hash, options, cost: first.costBefore * calls };
+}
+
+/** The option a query would use with these indexes: the one saving most among those fully built. */
+function bestOption(q: QueryOptions, chosen: ReadonlySet<string>): Option | undefined {
+  let best: Option | undefined;
+  for (const o of q.options) if (o.indexes.every((i) => chosen.has(i)) && (!best || o.saved > best.saved)) best = o;
+  return best;
+}
+
+const bytesOf = (r: Recommendation) => r.estimatedBytes ?? r.estimatedPages * 8192;
+
+/** Greedy choice with re-evaluation over the queries' trials; see the top of this file. */
+export function chooseForWorkload(results: PlannedQuery[], budget: WorkloadBudget = {}, minSavedPct = DEFAULT_MIN_SAVED_PCT): WorkloadChoice {
+  const queries = results.map(optionsOf).filter((q): q is QueryOptions => !!q);
+  const meta = new Map<string, Recommendation>();
+  for (const q of results) for (const r of [...q.recommendations, ...(q.alternatives ?? [])]) if (!meta.has(r.createIndex)) meta.set(r.createIndex, r);
+  const queriesOf = new Map<string, QueryOptions[]>();
+  for (const q of queries) for (const i of new Set(q.options.flatMap((o) => o.indexes))) queriesOf.set(i, [...(queriesOf.get(i) ?? []), q]);
+
+  const chosen = new Set<string>();
+  const value = new Map(queries.map((q) => [q.hash, 0]));
+  let bytes = 0;
+  for (;;) {
+    if (budget.maxIndexes !== undefined && chosen.size >= budget.maxIndexes) break;
+    let best: { index: string; gain: number; score: number; helped: number; bytes: number } | undefined;
+    for (const [index, qs] of queriesOf) {
+      if (chosen.has(index)) continue;
+      const size = bytesOf(meta.get(index)!);
+      if (budget.maxBytes !== undefined && bytes + size > budget.maxBytes) continue;
+      const trial = new Set(chosen).add(index);
+      let gain = 0;
+      let helped = 0;
+      for (const q of qs) {
+        // It counts when it saves minSavedPct of the query's cost, or completes the query's own pair
+        // (whose second index was judged on the cost left by the first, as recommend.ts does).
+        const option = bestOption(q, trial);
+        const d = (option?.saved ?? 0) - value.get(q.hash)!;
+        if (d > 0 && (d >= (q.cost * minSavedPct) / 100 || option!.indexes.length > 1)) {
+          gain += d;
+          helped++;
+        }
+      }
+      if (gain <= 0) continue;
+      const score = budget.maxBytes !== undefined ? gain / Math.max(size, 1) : gain;
+      // Near ties (within 1%) go to the index serving more queries, then to the smaller one.
+      const better = !best || score > best.score * 1.01 || (score >= best.score * 0.99 && (helped > best.helped || (helped === best.helped && size < best.bytes)));
+      if (better) best = { index, gain, score, helped, bytes: size };
+    }
+    if (!best) break;
+    chosen.add(best.index);
+    bytes += best.bytes;
+    for (const q of queriesOf.get(best.index)!) value.set(q.hash, Math.max(value.get(q.hash)!, bestOption(q, chosen)?.saved ?? 0));
+  }
+
+  // Each query's saving goes to the indexes of the option it would use.
+  const saved = new Map<string, { total: number; queries: string[] }>([...chosen].map((i) => [i, { total: 0, queries: [] }]));
+  for (const q of queries) {
+    const o = bestOption(q, chosen);
+    if (!o) continue;
+    o.indexes.forEach((i, k) => {
+      const s = saved.get(i)!;
+      s.total += o.parts[k]!;
+      s.queries.push(q.hash);
+    });
+  }
+  const indexes: IndexRecommendation[] = [];
+  for (const [index, s] of saved) {
+    if (s.queries.length === 0) continue;
+    const { costBefore: _b, costAfter: _a, savedPct: _p, ...rest } = meta.get(index)!;
+    indexes.push({ ...rest, totalSaved: s.total, queries: s.queries });
+  }
+  indexes.sort((a, b) => b.totalSaved - a.totalSaved);
+  return { indexes, saved: indexes.reduce((n, i) => n + i.totalSaved, 0) };
+}

@@ -1,0 +1,73 @@
+// The choice for the whole workload from each query's trials: one index serving several queries
+// over several serving one, every query it serves listed, and a budget of indexes or bytes.
+import { describe, expect, it } from 'vitest';
+import type { PlannedQuery, Recommendation } from '../shared/analysis.js';
+import type { IndexCandidate } from './candidates.js';
+import { chooseForWorkload, withSharedCandidates } from './workload.js';
+
+const rec = (columns: string[], costBefore: number, costAfter: number, calls: number, pages = 100): Recommendation => ({
+  createIndex: `CREATE INDEX ON public.orders (${columns.join(', ')})`,
+  table: 'public.orders',
+  method: 'btree',
+  columns,
+  include: [],
+  predicate: null,
+  costBefore,
+  costAfter,
+  savedPct: ((costBefore - costAfter) / costBefore) * 100,
+  totalSaved: (costBefore - costAfter) * calls,
+  estimatedPages: pages,
+  estimatedBytes: pages * 8192,
+});
+const query = (hash: string, recommendations: Recommendation[], alternatives: Recommendation[]): PlannedQuery => ({
+  hash,
+  plan: null,
+  cost: recommendations[0]?.costBefore ?? null,
+  planShape: null,
+  planAfter: null,
+  recommendations,
+  alternatives,
+  error: null,
+  indexesUsed: [],
+  tablesUsed: [],
+});
+
+// `a = ?` is served by (a) or, nearly as well, by (a, b); `a = ? ORDER BY b` only by (a, b).
+const a = rec(['a'], 1000, 10, 10, 50);
+const ab = rec(['a', 'b'], 1000, 12, 10, 80);
+const sorted = rec(['a', 'b'], 5000, 5, 10, 80);
+const sortedByA = rec(['a'], 5000, 900, 10, 50);
+const other = rec(['c'], 300, 3, 10, 200);
+const WORKLOAD = [query('eq', [a], [a, ab]), query('eqSort', [sorted], [sorted, sortedByA]), query('other', [other], [other])];
+
+describe('indexes chosen for the whole workload', () => {
+  it('prefers one index serving two queries to one for each, listing both and their total saving', () => {
+    const { indexes } = chooseForWorkload(WORKLOAD);
+    expect(indexes.map((i) => i.columns)).toEqual([['a', 'b'], ['c']]);
+    expect(indexes[0]!.queries).toEqual(['eq', 'eqSort']);
+    expect(indexes[0]!.totalSaved).toBe(ab.totalSaved + sorted.totalSaved);
+  });
+
+  it('keeps to a budget of indexes or of bytes', () => {
+    expect(chooseForWorkload(WORKLOAD, { maxIndexes: 1 }).indexes.map((i) => i.columns)).toEqual([['a', 'b']]);
+    // 80 pages do not fit in 60: the best that does is (a), then nothing else fits
+    const small = chooseForWorkload(WORKLOAD, { maxBytes: 60 * 8192 }).indexes;
+    expect(small.map((i) => i.columns)).toEqual([['a']]);
+    expect(small[0]!.queries).toEqual(['eq', 'eqSort']);
+  });
+
+  it("counts a query's own pair of indexes together", () => {
+    const second = { ...rec(['c'], 10, 2, 10), costBefore: 10 };
+    const { indexes } = chooseForWorkload([query('pair', [a, second], [a])]);
+    expect(indexes.map((i) => i.columns)).toEqual([['a'], ['c']]);
+  });
+});
+
+describe('candidates shared between queries', () => {
+  const btree = (keys: string[], predicate: string | null = null): IndexCandidate => ({ schema: 'public', table: 'orders', am: 'btree', keys, include: [], predicate });
+  it("tries another query's candidate on a query whose own key it extends, and no other", () => {
+    const [eq, eqSort] = withSharedCandidates([[btree(['a'])], [btree(['a', 'b']), btree(['b', 'a']), btree(['a', 'b'], 'x IS NULL')]]);
+    expect(eq!.map((c) => c.keys.join(','))).toEqual(['a', 'a,b']);
+    expect(eqSort).toHaveLength(3);
+  });
+});

@@ -1,0 +1,1 @@
+ALTER TABLE "query_plans" ADD COLUMN "alternatives" jsonb DEFAULT '[]'::jsonb NOT NULL;
