@@ -5,6 +5,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import { connectionStringSchema, maskConnectionString } from '../../shared/validation';
 import { TextField } from '../components/Field';
 import { AnalyzerStatus } from '../components/AnalyzerStatus';
+import { DemoCard } from '../components/demo/DemoCard';
 import { useAnalyzerHealth } from '../hooks/useAnalyzerHealth';
 import { useLocalStorage } from '../hooks/useLocalStorage';
 import {
@@ -170,6 +171,8 @@ export function OnboardingPage() {
           ) : null}
         </div>
       </form>
+
+      <DemoCard />
     </div>
   );
 }
