@@ -2,7 +2,9 @@
 #   docker build -t querytrail . && docker run --rm -p 2345:2345 querytrail
 # The web app and API (with the SPA built into the image) run from the same image with:
 #   docker run -p 3000:3000 -e HOST=0.0.0.0 -e API_TOKEN=... querytrail npm run serve
-FROM node:20-bookworm-slim
+# docker-compose.yml runs two such servers on one PostgreSQL (DATABASE_URL, one SECRET_KEY) and the analyzer.
+# Node 22: pg-boss (the job queue) declares it; querytrail also runs on Node 20.19+.
+FROM node:22-bookworm-slim
 
 WORKDIR /app
 ENV NODE_ENV=production \

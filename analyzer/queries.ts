@@ -153,6 +153,12 @@ function catalogHash(query: string): string | null | typeof UNPARSEABLE {
   return remember(hashCache, query, classifyStatement(query) === 'user' ? (hashOf(query) ?? UNPARSEABLE) : null);
 }
 
+/** The catalog's fingerprint of a pg_stat_statements text; null when it is not a catalog query or does not parse. */
+export function catalogHashOf(query: string): string | null {
+  const hash = catalogHash(query);
+  return hash === UNPARSEABLE ? null : hash;
+}
+
 async function formatted(query: string): Promise<string> {
   const cached = formatCache.get(query);
   if (cached !== undefined) return cached;

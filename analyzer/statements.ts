@@ -5,9 +5,12 @@
 // only, and turns failures into one readable message.
 import type { QueryStats } from '../shared/analyzer-schema';
 import { readServer } from './catalog/server.sql';
-import { readQueries } from './queries';
+import { catalogHashOf, readQueries } from './queries';
+import { listStatements } from './catalog/statements.sql';
+import { readStatementsInfo, type StatementsInfo } from './catalog/statements-info.sql';
 import { classifyError, DEFAULT_LIMITS, messageOf, openGateway, redactConnectionString, type Gateway, type SessionLimits } from '../gateway/index';
 import { isDataQuery } from '../shared/data-queries';
+import { loadParser } from '../shared/sql-fingerprint';
 
 /** Connecting or reading failed; the message is safe to show (it never carries the password). */
 export class StatementsReadError extends Error {
@@ -37,10 +40,64 @@ export interface ReadOptions {
   limits?: SessionLimits;
 }
 
-export async function readDatabaseStatements(connectionString: string, options: ReadOptions): Promise<DatabaseStatements> {
+/** One pg_stat_statements entry's cumulative counters, under the catalog's fingerprint of its text. */
+export interface StatementCounter {
+  /** The entry's own key: user, queryid and top level (the database is the connected one). */
+  entry: string;
+  hash: string;
+  calls: number;
+  totalTimeMs: number;
+  rows: number;
+  sharedBlksHit: number;
+  sharedBlksRead: number;
+}
+
+export interface StatementCounters {
+  counters: StatementCounter[];
+  /** pg_stat_statements_info read before the entries; null when the extension has no such view. */
+  info: StatementsInfo | null;
+  /** true when stats_reset moved while the entries were read: they may be from either side of the reset. */
+  resetDuringRead: boolean;
+}
+
+/**
+ * Every catalog query's pg_stat_statements entries with their counters, unmerged (production history
+ * takes the difference entry by entry, so one entry's reset or eviction never moves the others).
+ * pg_stat_statements_info is read before and after, to tell a reset that happened meanwhile.
+ */
+export async function readStatementCounters(connectionString: string, options: { limits?: SessionLimits } = {}): Promise<StatementCounters> {
+  return withReadOnlySession(connectionString, options.limits, async (pool, server) => {
+    const before = await readStatementsInfo(pool);
+    const [rows] = await Promise.all([listStatements(pool, server.databaseOid, server.database), loadParser()]);
+    const after = before ? await readStatementsInfo(pool) : null;
+    const counters: StatementCounter[] = [];
+    for (const row of rows) {
+      if (row.query === null || row.query === '<insufficient privilege>' || !isDataQuery(row.query)) continue;
+      const hash = catalogHashOf(row.query);
+      if (hash === null) continue;
+      counters.push({
+        entry: `${row.userid ?? ''}/${row.queryid ?? ''}/${row.toplevel === false ? 'f' : 't'}`,
+        hash,
+        calls: row.calls,
+        totalTimeMs: row.totalTimeMs,
+        rows: row.rows,
+        sharedBlksHit: row.sharedBlksHit,
+        sharedBlksRead: row.sharedBlksRead,
+      });
+    }
+    return { counters, info: before, resetDuringRead: before !== null && before.statsReset !== after?.statsReset };
+  });
+}
+
+/** Opens the gateway, proves the session read only, runs `read`, closes; failures become StatementsReadError. */
+async function withReadOnlySession<T>(
+  connectionString: string,
+  limits: SessionLimits | undefined,
+  read: (pool: Gateway, server: Awaited<ReturnType<typeof readServer>>) => Promise<T>,
+): Promise<T> {
   let pool: Gateway;
   try {
-    pool = openGateway(connectionString, { limits: options.limits ?? DEFAULT_LIMITS });
+    pool = openGateway(connectionString, { limits: limits ?? DEFAULT_LIMITS });
   } catch (error) {
     throw new StatementsReadError(`Invalid connection string: ${messageOf(error)}`, true);
   }
@@ -56,19 +113,25 @@ export async function readDatabaseStatements(connectionString: string, options: 
       throw new StatementsReadError('The session could not be made read only (default_transaction_read_only is off); refusing to read', true);
     }
     try {
-      const { queries, insufficientPrivilege, unparseable } = await readQueries(pool, server.databaseOid, server.database, options.limit);
-      const kept = queries.filter((q) => isDataQuery(q.query));
-      return {
-        database: server.database,
-        queries: kept,
-        insufficientPrivilege,
-        skipped: unparseable,
-        notQueries: queries.length - kept.length,
-      };
+      return await read(pool, server);
     } catch (error) {
       throw new StatementsReadError(redactConnectionString((error as Error).message, connectionString), false);
     }
   } finally {
     await pool.close().catch(() => undefined);
   }
+}
+
+export async function readDatabaseStatements(connectionString: string, options: ReadOptions): Promise<DatabaseStatements> {
+  return withReadOnlySession(connectionString, options.limits, async (pool, server) => {
+    const { queries, insufficientPrivilege, unparseable } = await readQueries(pool, server.databaseOid, server.database, options.limit);
+    const kept = queries.filter((q) => isDataQuery(q.query));
+    return {
+      database: server.database,
+      queries: kept,
+      insufficientPrivilege,
+      skipped: unparseable,
+      notQueries: queries.length - kept.length,
+    };
+  });
 }

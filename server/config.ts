@@ -1,5 +1,6 @@
 // Everything the server reads from the environment, read once, with the documented defaults.
 import path from 'node:path';
+import { MISSING_SHARED_KEY } from './secrets';
 
 export interface Config {
   port: number;
@@ -20,6 +21,16 @@ export interface Config {
   warmShadows: number;
   /** A warm shadow unused this long is stopped. */
   warmShadowIdleSeconds: number;
+  /** Background jobs (server/queue/): see README "Background jobs". */
+  jobs: { heartbeatSeconds: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
+  /** Production history: seconds between snapshots of an environment that has no setting of its own (at least 5). */
+  snapshotIntervalSeconds: number;
+  /** Production history points kept at full resolution this many days, then summed per hour. */
+  historyFullDays: number;
+  /** Hourly production history kept this many days. */
+  historyHourlyDays: number;
+  /** Webhooks may reach private and loopback addresses (WEBHOOK_ALLOW_PRIVATE=1; server/webhooks/addresses.ts). */
+  webhookAllowPrivate: boolean;
 }
 
 function port(value: string | undefined, fallback: number, name: string): number {
@@ -34,6 +45,11 @@ function count(value: string | undefined, fallback: number, name: string): numbe
   if (!raw) return fallback;
   if (!/^\d+$/.test(raw)) throw new Error(`${name} must be a whole number, got "${value}"`);
   return Number(raw);
+}
+
+function atLeast(value: number, min: number, name: string): number {
+  if (value < min) throw new Error(`${name} must be at least ${min}, got ${value}`);
+  return value;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -54,11 +70,27 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotMaxAgeSeconds: count(env.SNAPSHOT_MAX_AGE_SECONDS, 3600, 'SNAPSHOT_MAX_AGE_SECONDS'),
     warmShadows: count(env.WARM_SHADOWS, 2, 'WARM_SHADOWS'),
     warmShadowIdleSeconds: count(env.WARM_SHADOW_IDLE_SECONDS, 600, 'WARM_SHADOW_IDLE_SECONDS'),
+    jobs: {
+      // pg-boss refuses a heartbeat interval under 10 s
+      heartbeatSeconds: Math.max(10, count(env.JOB_HEARTBEAT_SECONDS, 30, 'JOB_HEARTBEAT_SECONDS')),
+      retryLimit: count(env.JOB_RETRY_LIMIT, 2, 'JOB_RETRY_LIMIT'),
+      retryDelaySeconds: Math.max(1, count(env.JOB_RETRY_DELAY_SECONDS, 10, 'JOB_RETRY_DELAY_SECONDS')),
+      pollSeconds: Math.max(1, count(env.JOB_POLL_SECONDS, 2, 'JOB_POLL_SECONDS')),
+    },
+    snapshotIntervalSeconds: atLeast(count(env.SNAPSHOT_INTERVAL_SECONDS, 600, 'SNAPSHOT_INTERVAL_SECONDS'), 5, 'SNAPSHOT_INTERVAL_SECONDS'),
+    historyFullDays: atLeast(count(env.HISTORY_FULL_DAYS, 7, 'HISTORY_FULL_DAYS'), 1, 'HISTORY_FULL_DAYS'),
+    historyHourlyDays: atLeast(count(env.HISTORY_HOURLY_DAYS, 90, 'HISTORY_HOURLY_DAYS'), 1, 'HISTORY_HOURLY_DAYS'),
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
   };
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 export const isLoopback = (host: string) => LOOPBACK.has(host) || host.startsWith('127.');
+
+/** Several servers on one DATABASE_URL must share one encryption key (server/secrets.ts). */
+export function checkSecretKey(config: Config): string | undefined {
+  return config.databaseUrl && !config.secretKey ? MISSING_SHARED_KEY : undefined;
+}
 
 /** Refuses to serve data to the network without a token unless the operator said so. */
 export function checkExposure(config: Config): string | undefined {

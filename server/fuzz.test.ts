@@ -78,8 +78,8 @@ const BAD_DATES = ['2026-02-30T00:00:00Z', '0000-01-01T00:00:00Z', '2026-01-01T0
 /** Odd but acceptable text: a server must store or ignore these, not fail on them. */
 const ODD_TEXT = ['Ünïcödé 🚀', '\u202Eevil', 'zero\u200Bwidth', "O'Brien; DROP TABLE environments; --", '%00', '${jndi:x}', '\\', '\uFEFFbom'];
 
-/** Paging numbers come from query strings, so they are coerced on purpose ("7" is 7, null is 0, [] is 0). */
-const COERCED = new Set(['limit', 'offset']);
+/** Paging numbers (and history's threshold) come from query strings, so they are coerced on purpose ("7" is 7, null is 0, [] is 0). */
+const COERCED = new Set(['limit', 'offset', 'threshold']);
 
 /** Fields whose value is one line of plain text or a token: any control character is wrong there. */
 const LINE_FIELDS = new Set(['name', 'label', 'runId', 'branch', 'slug', 'repo', 'commitSha', 'id', 'connectionId', 'environmentId', 'hash', 'connectionString']);
@@ -151,6 +151,8 @@ function validObject(schema: Schema, known: Known, target: Target): Record<strin
 function invalidValue(r: Random, name: string, schema: Schema, known: Known, target: Target): unknown {
   // null is a value a nullable field accepts (it clears it), not a malformed one
   const pool: unknown[] = schema.anyOf?.some((s) => s.type === 'null') ? [DEEP] : [DEEP, null];
+  // a nullable number is anyOf [number, null]: its bounds are the number's
+  if (!schema.type && schema.anyOf?.some((s) => s.type === 'integer' || s.type === 'number')) schema = schema.anyOf.find((s) => s.type !== 'null')!;
   const type = schema.enum ? 'string' : (schema.type ?? 'string');
   if (type === 'string') {
     pool.push(123, true, [], {}, ...NUL_AND_SURROGATES);

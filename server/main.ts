@@ -1,25 +1,32 @@
 // `npm start`: the API and SPA on PORT (3000) and the analyzer beside it on ANALYZER_PORT (2345).
 import type { AddressInfo } from 'node:net';
-import { checkExposure, readConfig } from './config';
+import { checkExposure, checkSecretKey, readConfig } from './config';
 import { createApp } from './app';
 import { openServices } from './services';
 import { makeDataDirPrivate } from './private-files';
 import { startAnalyzer } from '../analyzer/app';
 import { closeWarmShadows } from './verdict/shadows';
+import { closeDemos, restoreDemo } from './demo/demo';
+import { FolderLockedError } from './db/folder-lock';
+import { closePreparePool } from './catalog/prepare-pool';
 
 // Whatever this process and its children create (the store, the key, scratch clusters) is private
 // to its user; what an older version left readable under DATA_DIR is made private too.
 process.umask(0o077);
 
 const config = readConfig();
-const refusal = checkExposure(config);
+const refusal = checkExposure(config) ?? checkSecretKey(config);
 if (refusal) {
   console.error(refusal);
   process.exit(1);
 }
 makeDataDirPrivate(config.dataDir);
 
-const services = await openServices(config);
+const services = await openServices(config).catch((error: unknown) => {
+  // a refusal worded for the operator (DATA_DIR locked, ...) is printed alone, not as a stack
+  console.error(error instanceof FolderLockedError ? error.message : error);
+  process.exit(1);
+});
 const app = createApp(services);
 const server = app.listen(config.port, config.host, () => {
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
@@ -39,10 +46,13 @@ const analyzer = await startAnalyzer({ port: config.analyzerPort, webPort: confi
   return undefined;
 });
 if (analyzer) console.log(`  analyzer: ${analyzer.url}`);
+// the demo's PostgreSQL runs while the server does, as long as the demo's environment exists
+void restoreDemo(services).catch((error: Error) => console.error(`demo: its PostgreSQL did not start: ${error.message}`));
 
-const shutdown = () => {
+const shutdown = (signal: NodeJS.Signals) => {
+  console.log(`querytrail: ${signal}, stopping`);
   server.close();
-  void Promise.all([analyzer?.close(), services.store.close(), closeWarmShadows()]).finally(() => process.exit(0));
+  void Promise.all([analyzer?.close(), services.store.close(), closeWarmShadows(), closePreparePool(), closeDemos()]).finally(() => process.exit(0));
 };
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);

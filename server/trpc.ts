@@ -4,12 +4,15 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Store } from './db/store';
 import type { Secrets } from './secrets';
 import type { Config } from './config';
+import type { RunningQueue } from './queue/index';
 import { apiCodeOf, asInvalidInput, issuesOf, publicMessage } from './errors';
 
 export interface Services {
   store: Store;
   secrets: Secrets;
   config: Config;
+  /** The durable job queue shared by every server process on the store (server/queue/). */
+  queue: RunningQueue;
 }
 
 /** What a procedure may say about its HTTP response beyond its body (REST status, headers). */

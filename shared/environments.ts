@@ -7,6 +7,7 @@ import {
   idSchema,
   INT32_MAX,
   isPlainLine,
+  jsonNumber,
   labelSchema,
   nameSchema,
   repoSchema,
@@ -43,7 +44,21 @@ export const connectionSummary = z.object({
 });
 export const repoLink = z.object({ id: z.string(), repo: z.string(), createdAt: isoDate });
 
+/** Shortest interval between two snapshots of one environment. */
+export const MIN_SNAPSHOT_INTERVAL_SECONDS = 5;
+
+/** An environment's own interval: null follows the server's SNAPSHOT_INTERVAL_SECONDS, 0 turns snapshots off. */
+export const snapshotIntervalSchema = z
+  .number()
+  .int()
+  .min(0)
+  .max(86_400)
+  .refine((n) => n === 0 || n >= MIN_SNAPSHOT_INTERVAL_SECONDS, `Must be 0 (off) or ${MIN_SNAPSHOT_INTERVAL_SECONDS} to 86400 seconds`)
+  .nullable()
+  .meta({ description: "Seconds between production history snapshots; null for the server's default, 0 for off" });
+
 export const environmentDetail = environmentSummary.extend({
+  snapshotIntervalSeconds: snapshotIntervalSchema,
   connections: z.array(connectionSummary),
   repos: z.array(repoLink),
 });
@@ -52,7 +67,13 @@ export type EnvironmentDetail = z.infer<typeof environmentDetail>;
 export const envIdInput = z.object({ id: pathParam(id) });
 
 export const createEnvironmentInput = z.object({ name: nameSchema, slug: slugSchema });
-export const updateEnvironmentInput = z.object({ id: pathParam(id), name: nameSchema.optional(), slug: slugSchema.optional() });
+export const updateEnvironmentInput = z.object({
+  id: pathParam(id),
+  name: nameSchema.optional(),
+  slug: slugSchema.optional(),
+  snapshotIntervalSeconds: jsonNumber(snapshotIntervalSchema).optional(),
+});
+export const updatedEnvironment = environmentSummary.extend({ snapshotIntervalSeconds: snapshotIntervalSchema });
 
 export const addConnectionInput = z.object({
   id: pathParam(id),

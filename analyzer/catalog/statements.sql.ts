@@ -2,6 +2,9 @@ import { escapeIdentifier, MARKER, type Gateway } from '../../gateway/index';
 
 export interface StatementRow {
   queryid: string | null;
+  /** pg_stat_statements' own key besides queryid and the database: who ran it, and whether at top level. */
+  userid?: string;
+  toplevel?: boolean;
   query: string | null;
   calls: number;
   rows: number;
@@ -16,7 +19,7 @@ export interface StatementRow {
 
 // Columns renamed across versions: PostgreSQL 13 split total_time into plan and exec time. Newer
 // names first; we read the view's columns instead of trusting the server version.
-const COLUMN_CANDIDATES: Record<Exclude<keyof StatementRow, 'queryid' | 'query'>, string[]> = {
+const COLUMN_CANDIDATES: Record<Exclude<keyof StatementRow, 'queryid' | 'query' | 'userid' | 'toplevel'>, string[]> = {
   calls: ['calls'],
   rows: ['rows'],
   totalTimeMs: ['total_exec_time', 'total_time'],
@@ -48,8 +51,9 @@ function statementsSql(schema: string, columns: ReadonlySet<string>): string {
     return `s.${column}::float8 AS "${alias}"`;
   });
   // dbid: the connected database only. The marker drops the analyzer's own statements, this one too.
+  const toplevel = columns.has('toplevel') ? 's.toplevel' : 'true';
   return `
-SELECT s.queryid::text AS queryid, s.query, ${select.join(', ')}
+SELECT s.queryid::text AS queryid, s.userid::text AS userid, ${toplevel} AS toplevel, s.query, ${select.join(', ')}
 FROM ${escapeIdentifier(schema)}.pg_stat_statements s
 WHERE s.dbid = $1 AND (s.query IS NULL OR pg_catalog.strpos(s.query, $2) = 0)`;
 }

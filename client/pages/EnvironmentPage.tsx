@@ -4,12 +4,15 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { Card } from '../components/Card';
 import { ConfirmDialog } from '../components/ConfirmDialog';
+import { ProductionHistorySection } from '../components/history/ProductionHistorySection';
 import { AcknowledgedQueries } from '../components/env/AcknowledgedQueries';
 import { AnalysisSection } from '../components/env/AnalysisSection';
 import { ConnectionsSection } from '../components/env/ConnectionsSection';
+import { IndexHealthSection } from '../components/env/IndexHealthSection';
 import { PolicySection } from '../components/env/PolicySection';
 import { QueryCatalog } from '../components/env/QueryCatalog';
 import { ReposSection } from '../components/env/ReposSection';
+import { WebhooksSection } from '../components/env/WebhooksSection';
 import { RelativeTime } from '../components/RelativeTime';
 import { Loading, LoadFailure } from '../components/States';
 import { messageOf } from '../lib/errors';
@@ -103,11 +106,14 @@ export function EnvironmentPage() {
         <ReposSection env={data} />
       </div>
       <AnalysisSection env={data} />
+      <IndexHealthSection envId={data.id} />
+      <ProductionHistorySection envId={data.id} />
       <div className="two-columns">
         <PolicySection envId={data.id} />
         <AcknowledgedQueries envId={data.id} />
       </div>
       <QueryCatalog envId={data.id} />
+      <WebhooksSection envId={data.id} />
       <DeleteEnvironment env={data} />
     </div>
   );

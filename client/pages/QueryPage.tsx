@@ -2,6 +2,7 @@
 import { Link, useParams } from 'react-router-dom';
 import { QueryAnalysis } from '../components/analysis/QueryAnalysis';
 import { Badge, SOURCE_LABELS, sourceTone } from '../components/Badge';
+import { QueryHistory } from '../components/history/QueryHistory';
 import { Card } from '../components/Card';
 import { Fact, Facts } from '../components/Facts';
 import { RelativeTime } from '../components/RelativeTime';
@@ -59,6 +60,7 @@ export function QueryPage() {
           <Card id="formatted-heading" title="Formatted SQL">
             <SqlBlock sql={query.data.formattedQuery} />
           </Card>
+          <QueryHistory envId={id} hash={query.data.hash} />
           <QueryAnalysis envId={id} hash={query.data.hash} />
           <Card id="raw-heading" title="Last raw text">
             <p className="muted">As last received, literals included.</p>

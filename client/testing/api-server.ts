@@ -7,7 +7,8 @@ import { startPostgres, type PostgresServer } from '../../test/support/postgres'
 import { openTestServices, startTestServer } from '../../test/support/services';
 import { createShopDatabase } from '../../test/support/shop';
 
-const server = await startTestServer(await openTestServices('pglite'));
+// webhooks may reach loopback: component tests run their receivers there
+const server = await startTestServer(await openTestServices('pglite', { webhookAllowPrivate: true }));
 let analyzer: RunningAnalyzer | undefined;
 if (process.argv.includes('--analyzer')) {
   analyzer = await startAnalyzer({ port: 0, webPort: Number(new URL(server.url).port), log: () => undefined, env: {} });
@@ -15,8 +16,10 @@ if (process.argv.includes('--analyzer')) {
 let production: PostgresServer | undefined;
 let productionUrl: string | undefined;
 if (process.argv.includes('--production')) {
-  production = await startPostgres({ statStatements: false });
+  const statStatements = process.argv.includes('--stat-statements');
+  production = await startPostgres({ statStatements });
   productionUrl = await createShopDatabase(production);
+  if (statStatements) await production.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements', [], new URL(productionUrl).pathname.slice(1));
 }
 process.stdout.write(`${JSON.stringify({ url: server.url, analyzerUrl: analyzer?.url, productionUrl })}\n`);
 const stop = () => void Promise.all([server.close(), analyzer?.close(), production?.stop()]).finally(() => process.exit(0));

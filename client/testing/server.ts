@@ -17,8 +17,9 @@ export interface ApiServer {
 
 const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'api-server.ts');
 
-export async function startApiServer({ analyzer = false, production = false } = {}): Promise<ApiServer> {
-  const args = ['--import', 'tsx', script, ...(analyzer ? ['--analyzer'] : []), ...(production ? ['--production'] : [])];
+/** statStatements: production preloads pg_stat_statements (with the extension created), for production history. */
+export async function startApiServer({ analyzer = false, production = false, statStatements = false } = {}): Promise<ApiServer> {
+  const args = ['--import', 'tsx', script, ...(analyzer ? ['--analyzer'] : []), ...(production ? ['--production'] : []), ...(statStatements ? ['--stat-statements'] : [])];
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   type Started = { url: string; analyzerUrl?: string; productionUrl?: string };
   const { url, analyzerUrl, productionUrl } = await new Promise<Started>((resolve, reject) => {

@@ -4,37 +4,124 @@
 // through the analysis cache the CI verdicts use (verdict/cache.ts): against the current production
 // snapshot, only queries not planned on it yet are planned again.
 import { and, eq, sql } from 'drizzle-orm';
-import { rankIndexes, type ShadowSlots } from '../../advisor/index';
-import { redactConnectionString } from '../../gateway/index';
-import type { AnalysisStatus, PlannedQuery } from '../../shared/analysis';
+import { rankIndexes, resolveIndexNames, type ShadowSlots } from '../../advisor/index';
+import { messageOf, redactConnectionString } from '../../gateway/index';
+import type { AnalysisStatus, PlannedQuery, WorkloadBudget } from '../../shared/analysis';
+import type { DropEffect, IndexHealth } from '../../shared/index-health';
 import { analysisRuns, catalogQueries } from '../db/schema';
 import type { Db } from '../db/store';
-import { isUniqueViolation } from '../errors';
+import { badRequest, isUniqueViolation, upstream } from '../errors';
 import { newId } from '../ids';
 import type { Services } from '../trpc';
+import type { RunningQueue } from '../queue/index';
 import { requireProductionConnections } from '../domain/connections';
 import { planCached } from '../verdict/cache';
 import { warmShadows } from '../verdict/shadows';
-import { currentSnapshot } from '../verdict/snapshots';
+import { currentSnapshot, type Snapshot } from '../verdict/snapshots';
+import { healthWithEffects, inputsOf, readIndexFindings, whatIfResult, type PlanningContext } from './what-if';
 import { toStatus } from './results';
 import { copyCostsToRuns } from './run-costs';
+import { emitNewRecommendations } from '../webhooks/new-recommendations';
 
 interface AnalysisResult {
   queries: PlannedQuery[];
   indexes: ReturnType<typeof rankIndexes>;
   warnings: string[];
+  /** Production's index health with drop effects; absent when it could not be read (a warning says why), or in a what-if analysis. */
+  indexHealth?: IndexHealth;
+  /** A what-if analysis: what planning without the hidden indexes cost the catalog. */
+  hiddenEffect?: DropEffect;
 }
 
 export interface AnalysisOptions {
   /** Shadow slots to plan in (tests); default the process-wide ones. */
   slots?: ShadowSlots;
+  /** A budget for the indexes chosen for the whole workload. */
+  budget?: WorkloadBudget;
+  /**
+   * Plan every query as if these indexes (name or schema.name) were dropped: a what-if analysis.
+   * Its plans and costs are kept on the analysis only: the catalog's costs, and the CI runs that
+   * copy them, stay production's.
+   */
+  hiddenIndexes?: string[];
 }
 
-/** Jobs still running in this process, so tests (and shutdown) can wait for them. */
-const running = new Map<string, Promise<void>>();
+/**
+ * The hidden indexes resolved against production's current snapshot (schema.name each), or a 400
+ * naming every one that is no index there. Reads production when no fresh snapshot is stored.
+ */
+async function resolveHidden(services: Services, environmentId: string, names: string[], source: string): Promise<string[]> {
+  let snapshot: Snapshot;
+  try {
+    snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000 });
+  } catch (error) {
+    throw upstream(`Production could not be read to find hiddenIndexes: ${redactConnectionString(messageOf(error), source)}`);
+  }
+  const resolved = resolveIndexNames(snapshot.snapshot, names);
+  if (resolved.problems.length) {
+    throw badRequest(
+      `Unknown index: ${resolved.problems.map((p) => JSON.stringify(p.name)).join(', ')}. ${resolved.problems.map((p) => p.message).join(' ')}`,
+      resolved.problems.map((p) => ({ path: `hiddenIndexes.${p.position}`, message: p.message })),
+    );
+  }
+  return resolved.indexes.map((i) => `${i.schema}.${i.name}`).sort();
+}
 
-export function waitForAnalysis(id: string): Promise<void> {
-  return running.get(id) ?? Promise.resolve();
+const ANALYSIS_JOB = 'analyze';
+
+/** What is sent on the queue: everything the job needs, as JSON (any server process may run it). */
+interface AnalysisJob extends Record<string, unknown> {
+  analysisId: string;
+  environmentId: string;
+  budget?: WorkloadBudget;
+  hiddenIndexes: string[];
+}
+
+/** Analyses sent by this process, so tests and the demo can wait for them, whoever runs them. */
+const sent = new Map<string, { queue: RunningQueue; jobId: string }>();
+/** Shadow slots given by a test, used when the job runs in this process: they cannot go through the queue. */
+const localSlots = new Map<string, ShadowSlots>();
+
+/** Resolves once the analysis (if this process started it) has finished, whichever process ran it. */
+export async function waitForAnalysis(id: string): Promise<void> {
+  const job = sent.get(id);
+  if (!job) return;
+  await job.queue.settled(ANALYSIS_JOB, job.jobId);
+  sent.delete(id);
+}
+
+/** Every server process runs Analyze jobs; one whose workers all stopped ends failed, saying so. */
+export async function registerAnalysisJobs(services: Services): Promise<void> {
+  await services.queue.work<AnalysisJob>(ANALYSIS_JOB, (job) => runAnalysisJob(services, job), {
+    concurrency: 1,
+    onFailed: async ({ analysisId }, reason) => {
+      await services.store.db
+        .update(analysisRuns)
+        .set({ status: 'failed', phase: 'failed', error: reason, finishedAt: new Date() })
+        .where(and(eq(analysisRuns.id, analysisId), eq(analysisRuns.status, 'running')));
+    },
+  });
+}
+
+async function runAnalysisJob(services: Services, job: AnalysisJob): Promise<void> {
+  const { db } = services.store;
+  const [row] = await db.select({ status: analysisRuns.status }).from(analysisRuns).where(eq(analysisRuns.id, job.analysisId));
+  // gone (its environment deleted) or finished by an earlier attempt that stopped before completing its job
+  if (row?.status !== 'running') return;
+  let source: string;
+  try {
+    [{ connectionString: source }] = await requireProductionConnections(db, services.secrets, job.environmentId, 'so its planner statistics can be used');
+  } catch (error) {
+    // removed since, or sealed under another SECRET_KEY: said on the analysis, not retried
+    await db
+      .update(analysisRuns)
+      .set({ status: 'failed', phase: 'failed', error: error instanceof Error ? error.message : String(error), finishedAt: new Date() })
+      .where(eq(analysisRuns.id, job.analysisId));
+    return;
+  }
+  const slots = localSlots.get(job.analysisId);
+  localSlots.delete(job.analysisId);
+  await runAnalysis(services, job.analysisId, job.environmentId, source, { budget: job.budget, hiddenIndexes: job.hiddenIndexes, slots });
 }
 
 async function readStatus(db: Db, id: string): Promise<AnalysisStatus> {
@@ -54,9 +141,10 @@ export async function startAnalysis(
 ): Promise<{ status: AnalysisStatus; created: boolean }> {
   const { db } = services.store;
   const [production] = await requireProductionConnections(db, services.secrets, environmentId, 'so its planner statistics can be used');
+  const hiddenIndexes = options.hiddenIndexes?.length ? await resolveHidden(services, environmentId, options.hiddenIndexes, production.connectionString) : [];
   const id = newId('an');
   try {
-    await db.insert(analysisRuns).values({ id, environmentId, status: 'running', connectionLabel: production.label });
+    await db.insert(analysisRuns).values({ id, environmentId, status: 'running', connectionLabel: production.label, hiddenIndexes });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const [current] = await db
@@ -67,8 +155,21 @@ export async function startAnalysis(
     throw error;
   }
   const status = await readStatus(db, id); // read before the job can move it on
-  const job = runAnalysis(services, id, environmentId, production.connectionString, options).finally(() => running.delete(id));
-  running.set(id, job);
+  if (options.slots) localSlots.set(id, options.slots);
+  let jobId: string | null;
+  try {
+    jobId = await services.queue.send(ANALYSIS_JOB, { analysisId: id, environmentId, budget: options.budget, hiddenIndexes } satisfies AnalysisJob, {
+      singletonKey: id,
+    });
+  } catch (error) {
+    localSlots.delete(id);
+    await db
+      .update(analysisRuns)
+      .set({ status: 'failed', phase: 'failed', error: `Not queued: ${error instanceof Error ? error.message : String(error)}`, finishedAt: new Date() })
+      .where(eq(analysisRuns.id, id));
+    throw error;
+  }
+  if (jobId) remember(sent, id, { queue: services.queue, jobId });
   return { status, created: true };
 }
 
@@ -90,7 +191,12 @@ async function runAnalysis(services: Services, id: string, environmentId: string
       .select({ hash: catalogQueries.hash, query: catalogQueries.query, calls: catalogQueries.productionCalls })
       .from(catalogQueries)
       .where(eq(catalogQueries.environmentId, environmentId));
+    const hidden = options.hiddenIndexes ?? [];
+    // Read before the snapshot: reading one probes the extremes of B-tree-indexed columns, which
+    // counts as scans of those indexes. A what-if analysis changes no index health.
+    const findings = hidden.length ? undefined : await readIndexFindings(source);
     let result: AnalysisResult = { queries: [], indexes: [], warnings: [] };
+    let planning: PlanningContext | undefined;
     if (queries.length > 0) {
       report({ phase: 'snapshot', done: 0, total: 1 }, true);
       const snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000 });
@@ -112,11 +218,18 @@ async function runAnalysis(services: Services, id: string, environmentId: string
         return [plan];
       });
       // The ranking weighs every cached recommendation by the catalog's production calls (planCached did).
-      result = { queries: planned, indexes: rankIndexes(planned), warnings: cached.warnings };
+      result = { queries: planned, indexes: rankIndexes(planned, options.budget), warnings: cached.warnings };
+      planning = { services, environmentId, snapshot, queries: inputsOf(queries), planned, slots: options.slots, budget: options.budget };
+      if (hidden.length) result = await whatIfResult({ ...planning, hidden, onProgress: (done, total) => report({ phase: 'queries', done, total }) });
+    }
+    if (findings) {
+      report({ phase: 'index health', done: 0, total: 1 }, true);
+      result.indexHealth = await healthWithEffects(findings, planning, result.warnings, source);
     }
     report({ phase: 'saving', done: queries.length, total: queries.length }, true);
     await pending;
-    await saveResults(db, id, environmentId, result);
+    await saveResults(db, id, environmentId, result, hidden.length > 0);
+    await emitNewRecommendations(services, environmentId, id);
   } catch (error) {
     await pending;
     const message = redactConnectionString(error instanceof Error ? error.message : String(error), source);
@@ -127,7 +240,11 @@ async function runAnalysis(services: Services, id: string, environmentId: string
   }
 }
 
-async function saveResults(db: Db, id: string, environmentId: string, result: AnalysisResult): Promise<void> {
+/**
+ * Stores the analysis. A what-if analysis (`whatIf`) keeps its results on its own row: the
+ * catalog's latest costs, and the CI runs that copy them, stay production's.
+ */
+async function saveResults(db: Db, id: string, environmentId: string, result: AnalysisResult, whatIf = false): Promise<void> {
   const analyzedAt = new Date().toISOString();
   const rows = result.queries.map((q) => ({
     hash: q.hash,
@@ -140,6 +257,13 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
     total_saved: q.recommendations.reduce<number | null>((best, r) => Math.max(best ?? 0, r.totalSaved), null),
     error: q.error,
   }));
+  if (whatIf) {
+    await db
+      .update(analysisRuns)
+      .set({ status: 'done', phase: 'done', done: rows.length, total: rows.length, queryCount: rows.length, warnings: result.warnings, indexes: result.indexes, hiddenEffect: result.hiddenEffect ?? null, finishedAt: new Date() })
+      .where(eq(analysisRuns.id, id));
+    return;
+  }
   await db.transaction(async (tx) => {
     // One set-based upsert of every query's latest analysis; analyses of queries no longer in the
     // catalog go with the old rows.
@@ -166,25 +290,15 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
         queryCount: rows.length,
         warnings: result.warnings,
         indexes: result.indexes,
+        indexHealth: result.indexHealth ?? null,
         finishedAt: new Date(),
       })
       .where(eq(analysisRuns.id, id));
   });
 }
 
-/**
- * Analyses interrupted by a restart will never finish: say so instead of showing them running
- * forever. A CI run's verdict analysis too: its verdict then reads unavailable, with this reason.
- */
-export async function failInterruptedAnalyses(db: Db): Promise<void> {
-  await db.execute(
-    sql`UPDATE analysis_runs SET status = 'failed', phase = 'failed', finished_at = now(),
-          error = 'Interrupted: the server stopped while this analysis ran; start it again'
-        WHERE status = 'running'`,
-  );
-  await db.execute(
-    sql`UPDATE ci_run_analyses SET status = 'failed', analyzed_at = now(),
-          reason = 'Interrupted: the server stopped while this run was analyzed'
-        WHERE status = 'pending'`,
-  );
+/** Keeps the latest few hundred: a waiter asks soon after starting, and a long-lived server starts many. */
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
+  map.set(key, value);
+  if (map.size > 500) map.delete(map.keys().next().value!);
 }

@@ -3,7 +3,7 @@
 //
 // Shape of the work, per run:
 //   1. outside any transaction: has this (repo, runId) been stored already? Then answer with it.
-//   2. fingerprint and de-duplicate the queries (CPU only, no locks held);
+//   2. fingerprint and de-duplicate the queries (CPU only, no locks held, on a worker thread: prepare-pool.ts);
 //   3. BEGIN; INSERT the run ... ON CONFLICT DO NOTHING (a concurrent twin waits for ours, then
 //      does nothing and reads ours); one statement that inserts the run's queries, upserts them
 //      into the catalog (upsert.ts: ci_run_count + 1 under the row lock, hash order) and records
@@ -13,7 +13,7 @@ import { sql } from 'drizzle-orm';
 import type { IngestRunInput, IngestRunOutput, RejectedQuery } from '../../shared/ci';
 import type { Db } from '../db/store';
 import { newId } from '../ids';
-import { prepareQueries } from './prepare';
+import { prepareRun } from './prepare-pool';
 import { rowsOf, withRetry } from './sql';
 import { inputRows, upsertCatalog } from './upsert';
 
@@ -54,7 +54,7 @@ export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestRe
   const existing = await findRun(db, input.repo, input.runId);
   if (existing) return toResult(existing, false);
 
-  const { rows, rejected } = await prepareQueries(input.queries);
+  const { rows, rejected } = await prepareRun(input.queries);
 
   return withRetry(() =>
     db.transaction(async (tx) => {

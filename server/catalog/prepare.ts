@@ -6,7 +6,7 @@ import { fingerprintOf, formatQuery, loadParser } from '../../shared/sql-fingerp
 import { mergeFigures, sortByHash } from './merge';
 import type { CatalogRow } from './upsert';
 
-interface PreparedRun {
+export interface PreparedRun {
   /** Distinct by hash, sorted by hash (the order rows are locked in, see upsert.ts). */
   rows: CatalogRow[];
   rejected: RejectedQuery[];

@@ -1,5 +1,7 @@
 // Reading an environment's catalog: the list (filtered by source or text, most recently seen
-// first, with each query's cost from the latest analysis) and one entry with its full text.
+// first, with each query's cost from the latest analysis) and one entry with its full text. A page
+// is read in the order of catalog_queries_recent_idx (or its per-source twin), so it costs the
+// rows it returns (plus those skipped by offset), not a sort of the whole catalog.
 import { and, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { CatalogEntry, CatalogQuery, listQueriesInput } from '../../shared/environments';
@@ -8,6 +10,7 @@ import type { Db } from '../db/store';
 import { notFound } from '../errors';
 import { notFoundInEnvironment, requireEnvironment } from '../domain/environments';
 import type { Page } from '../domain/paging';
+import { catalogSize } from './counts';
 
 /** What production sync records beside the catalog's own fields. */
 interface ProductionFigures {
@@ -35,7 +38,12 @@ function catalogFilters(input: CatalogFilters): SQL {
   return and(...filters)!;
 }
 
+/**
+ * The list's total: a text search counts its matches (it reads every entry's text anyway); without
+ * one, the count is read from catalog_counts (counts.ts), so a page costs the same in any catalog.
+ */
 async function countMatching(db: Db, input: CatalogFilters): Promise<number> {
+  if (!input.q?.trim()) return catalogSize(db, input.id, input.source);
   const [count] = await db.select({ total: sql<number>`count(*)::int` }).from(catalogQueries).where(catalogFilters(input));
   return count?.total ?? 0;
 }
@@ -47,7 +55,6 @@ export async function countQueries(db: Db, input: CatalogFilters): Promise<numbe
 }
 
 export async function listQueries(db: Db, input: ListInput): Promise<Page<CatalogListEntry>> {
-  await requireEnvironment(db, input.id);
   const [rows, total] = await Promise.all([
     db
       .select({
@@ -71,6 +78,9 @@ export async function listQueries(db: Db, input: ListInput): Promise<Page<Catalo
       .offset(input.offset),
     countMatching(db, input),
   ]);
+  // An empty page may be an unknown environment (404); a page with rows proves it exists, so the
+  // common case costs no extra round trip.
+  if (rows.length === 0) await requireEnvironment(db, input.id);
   return { rows: rows.map((r) => ({ ...r, firstSeenAt: r.firstSeenAt.toISOString(), lastSeenAt: r.lastSeenAt.toISOString() })), total };
 }
 

@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, doublePrecision, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { IndexRecommendation, Recommendation } from '../../shared/analysis';
+import type { DropEffect, IndexHealth } from '../../shared/index-health';
 import type { PlanNode } from '../../shared/plan';
 import type { RunSchema } from '../../shared/run-schema';
 
@@ -16,6 +17,8 @@ export const environments = pgTable(
     // The CI verdict policy as stored; read through policySchema.parse so '{}' (and any field added
     // later) reads as the defaults.
     policy: jsonb('policy').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    // Seconds between production history snapshots: null is the server's SNAPSHOT_INTERVAL_SECONDS, 0 is off.
+    snapshotIntervalSeconds: integer('snapshot_interval_seconds'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -75,8 +78,29 @@ export const catalogQueries = pgTable(
   },
   (t) => [
     uniqueIndex('catalog_queries_environment_hash_key').on(t.environmentId, t.hash),
-    index('catalog_queries_recent_idx').on(t.environmentId, t.lastSeenAt.desc(), t.id),
+    // The list's order (most recently seen first, newest id first among equals), with and without
+    // the source filter, so a page is read from an index instead of sorting the whole catalog.
+    // (NULLS FIRST as a plain DESC sorts: drizzle's desc() in an index would say NULLS LAST and not match)
+    index('catalog_queries_recent_idx').on(t.environmentId, t.lastSeenAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index('catalog_queries_source_recent_idx').on(t.environmentId, t.lastSeenSource, t.lastSeenAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
   ],
+);
+
+/**
+ * How many catalog entries each environment has per source, as rows of signed changes that
+ * triggers on catalog_queries append (migration 0005) and the list folds (catalog/counts.ts): the
+ * list's total without counting the catalog, and without a counter row every write would wait on.
+ */
+export const catalogCounts = pgTable(
+  'catalog_counts',
+  {
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    source: text('source', { enum: ['ci', 'production', 'manual'] }).notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [index('catalog_counts_environment_idx').on(t.environmentId, t.source)],
 );
 
 export const ciRuns = pgTable(
@@ -141,6 +165,11 @@ export const analysisRuns = pgTable(
     warnings: jsonb('warnings').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
     // Every recommended index once, ranked by total time saved.
     indexes: jsonb('indexes').$type<IndexRecommendation[]>().notNull().default(sql`'[]'::jsonb`),
+    // Production's index health when the analysis ran, with each listed index's drop effect.
+    indexHealth: jsonb('index_health').$type<IndexHealth>(),
+    // A what-if analysis: the indexes (schema.name) it planned without, and the queries that lost.
+    hiddenIndexes: jsonb('hidden_indexes').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    hiddenEffect: jsonb('hidden_effect').$type<DropEffect>(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
   },
@@ -233,6 +262,8 @@ export const queryPlans = pgTable(
     indexesUsed: jsonb('indexes_used').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
     tablesUsed: jsonb('tables_used').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
     recommendations: jsonb('recommendations').$type<Recommendation[]>().notNull().default(sql`'[]'::jsonb`),
+    // every index that alone would save the query enough: what the workload's choice picks from
+    alternatives: jsonb('alternatives').$type<Recommendation[]>().notNull().default(sql`'[]'::jsonb`),
     error: text('error'),
     plannedAt: timestamp('planned_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -293,4 +324,127 @@ export const ciRunQueryPlans = pgTable(
     error: text('error'),
   },
   (t) => [primaryKey({ columns: [t.runId, t.hash] })],
+);
+
+/**
+ * Production history: what each production connection's pg_stat_statements showed at its last
+ * snapshot, one row per statement entry (user, queryid, top level), so the next snapshot's
+ * difference is that entry's work in between. Only the last snapshot is kept.
+ */
+export const historyCounters = pgTable(
+  'history_counters',
+  {
+    connectionId: text('connection_id')
+      .notNull()
+      .references(() => connections.id, { onDelete: 'cascade' }),
+    entry: text('entry').notNull(),
+    hash: text('hash').notNull(),
+    calls: doublePrecision('calls').notNull(),
+    totalTimeMs: doublePrecision('total_time_ms').notNull(),
+    rows: doublePrecision('rows').notNull(),
+    sharedBlksHit: doublePrecision('shared_blks_hit').notNull(),
+    sharedBlksRead: doublePrecision('shared_blks_read').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.connectionId, t.entry] })],
+);
+
+/** A production connection's last snapshot: when, and pg_stat_statements_info then (to see resets). */
+export const historyBaselines = pgTable('history_baselines', {
+  connectionId: text('connection_id')
+    .primaryKey()
+    .references(() => connections.id, { onDelete: 'cascade' }),
+  environmentId: text('environment_id')
+    .notNull()
+    .references(() => environments.id, { onDelete: 'cascade' }),
+  takenAt: timestamp('taken_at', { withTimezone: true, mode: 'date' }).notNull(),
+  statsReset: text('stats_reset'),
+  dealloc: doublePrecision('dealloc'),
+});
+
+const historyPointColumns = () => ({
+  environmentId: text('environment_id')
+    .notNull()
+    .references(() => environments.id, { onDelete: 'cascade' }),
+  hash: text('hash').notNull(),
+  at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull(),
+  calls: bigint('calls', { mode: 'number' }).notNull(),
+  totalTimeMs: doublePrecision('total_time_ms').notNull(),
+  rows: bigint('rows', { mode: 'number' }).notNull(),
+  sharedBlksHit: bigint('shared_blks_hit', { mode: 'number' }).notNull(),
+  sharedBlksRead: bigint('shared_blks_read', { mode: 'number' }).notNull(),
+});
+
+/** One query's work between two snapshots, summed over the environment's production connections; at = the later snapshot. */
+export const historyPoints = pgTable('history_points', historyPointColumns(), (t) => [
+  primaryKey({ columns: [t.environmentId, t.hash, t.at] }),
+  index('history_points_environment_at_idx').on(t.environmentId, t.at),
+]);
+
+/** Points past full-resolution retention, summed per hour (at = the hour's start). */
+export const historyHourly = pgTable('history_hourly', historyPointColumns(), (t) => [
+  primaryKey({ columns: [t.environmentId, t.hash, t.at] }),
+  index('history_hourly_environment_at_idx').on(t.environmentId, t.at),
+]);
+
+/** Production events already announced per query, so a regression is told once a day, a new query once. */
+export const historyEvents = pgTable(
+  'history_events',
+  {
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+    event: text('event').notNull(),
+    sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.environmentId, t.hash, t.event] })],
+);
+
+/**
+ * An environment's webhooks. The URL and the signing secret are AES-256-GCM ciphertext
+ * (server/secrets.ts), like a connection string; the masked URL beside them is what is shown.
+ */
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    urlEncrypted: text('url_encrypted').notNull(),
+    maskedUrl: text('masked_url').notNull(),
+    format: text('format', { enum: ['json', 'slack'] }).notNull(),
+    secretEncrypted: text('secret_encrypted').notNull(),
+    events: jsonb('events').$type<string[]>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('webhooks_environment_idx').on(t.environmentId, t.createdAt)],
+);
+
+/** One event sent to one webhook: its exact body (signed as is on every attempt) and how sending went. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    webhookId: text('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    event: text('event').notNull(),
+    // What the event was about (a run id, an analysis id): one delivery per webhook and key, so an
+    // emitter that runs again (a retried job) notifies once.
+    eventKey: text('event_key'),
+    body: text('body').notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    responseStatus: integer('response_status'),
+    lastError: text('last_error'),
+    responseExcerpt: text('response_excerpt'),
+    createdAt: createdAt(),
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true, mode: 'date' }),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('webhook_deliveries_environment_idx').on(t.environmentId, t.createdAt.desc(), t.id.desc()), uniqueIndex('webhook_deliveries_event_key').on(t.webhookId, t.event, t.eventKey)],
 );

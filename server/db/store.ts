@@ -12,6 +12,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 import { ensurePrivateDir, makeTreePrivate } from '../private-files';
+import { lockFolder } from './folder-lock';
 
 /** Both drivers return raw query results with a `rows` array; this tells TypeScript so. */
 export interface RowsResultHKT extends PgQueryResultHKT {
@@ -23,10 +24,37 @@ export type Db = PgDatabase<RowsResultHKT, typeof schema>;
 export interface Store {
   db: Db;
   kind: 'pglite' | 'postgres';
+  /**
+   * What the job queue (server/queue/) runs on: its own pool on PostgreSQL, the one PGlite instance
+   * otherwise (a single connection, held by this process alone).
+   */
+  connection: { databaseUrl: string } | { pglite: PGlite };
   close(): Promise<void>;
 }
 
 const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Any constant: every querytrail process migrating the same database waits on the same lock. */
+const MIGRATION_LOCK = 7_304_117_220_014;
+
+/**
+ * Servers started at once on a fresh database would each create the same tables (and one would fail
+ * on pg_type's unique index): migrations run under a session advisory lock on one connection, so the
+ * first applies them and the others, waiting, find them applied.
+ */
+async function migrateLocked(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
 
 export interface StoreOptions {
   /** postgres:// URL of a real server; without it the store is PGlite. */
@@ -40,17 +68,29 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, application_name: 'querytrail' });
     // A pool client that errors while idle must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
+    await migrateLocked(pool).catch(async (error: unknown) => {
+      await pool.end();
+      throw error;
+    });
     const db = drizzlePg(pool, { schema }) as unknown as Db;
-    await migratePg(db as never, { migrationsFolder });
-    return { db, kind: 'postgres', close: () => pool.end() };
+    return { db, kind: 'postgres', connection: { databaseUrl: options.databaseUrl }, close: () => pool.end() };
   }
   let dataDir: string | undefined;
+  let lock: ReturnType<typeof lockFolder> | undefined;
   if (options.dataDir) {
     ensurePrivateDir(options.dataDir);
+    // held until close or exit: a second server on this folder would corrupt it
+    lock = lockFolder(options.dataDir, `DATA_DIR ${options.dataDir}`);
     dataDir = path.join(options.dataDir, 'pglite');
     ensurePrivateDir(dataDir);
   }
-  const client = await PGlite.create(dataDir);
+  let client: PGlite;
+  try {
+    client = await PGlite.create(dataDir);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   await migratePglite(db as never, { migrationsFolder });
   // PGlite unpacks its initial cluster 0666 and writes some files 0644 whatever the umask: the
@@ -62,9 +102,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return {
     db,
     kind: 'pglite',
+    connection: { pglite: client },
     close: async () => {
       await client.close();
       privatize();
+      lock?.release();
     },
   };
 }

@@ -9,7 +9,7 @@ import { connections } from '../db/schema';
 import type { Db } from '../db/store';
 import { conflict, notFound } from '../errors';
 import { newId } from '../ids';
-import type { Secrets } from '../secrets';
+import { SecretUnreadableError, type Secrets } from '../secrets';
 import { notFoundInEnvironment, requireEnvironment } from './environments';
 
 export async function addConnection(db: Db, secrets: Secrets, input: z.infer<typeof addConnectionInput>): Promise<{ id: string }> {
@@ -55,9 +55,19 @@ export async function requireProductionConnections(db: Db, secrets: Secrets, env
     .from(connections)
     .where(and(eq(connections.environmentId, environmentId), eq(connections.role, 'production')))
     .orderBy(asc(connections.createdAt), asc(connections.id));
-  const [first, ...more] = rows.map(({ id, label, sealed }) => ({ id, label, connectionString: secrets.decrypt(sealed) }));
+  const [first, ...more] = rows.map(({ id, label, sealed }) => ({ id, label, connectionString: openSealed(secrets, label, sealed) }));
   if (!first) {
     throw conflict(`Environment "${environment.name}" has no connection with role production; add one (POST /env/${environmentId}/connections) ${purpose}`);
   }
   return [first, ...more];
+}
+
+/** 409 naming the connection when its string was sealed with another key: the user can act on it, the server is fine. */
+function openSealed(secrets: Secrets, label: string, sealed: string): string {
+  try {
+    return secrets.decrypt(sealed);
+  } catch (error) {
+    if (error instanceof SecretUnreadableError) throw conflict(`Connection "${label}": ${error.message}`);
+    throw error;
+  }
 }

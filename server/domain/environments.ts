@@ -10,7 +10,7 @@ import { newId } from '../ids';
 const summaryColumns = { id: environments.id, name: environments.name, slug: environments.slug, createdAt: environments.createdAt };
 type SummaryRow = { id: string; name: string; slug: string; createdAt: Date };
 
-const toSummary = (row: SummaryRow): EnvironmentSummary => ({ ...row, createdAt: row.createdAt.toISOString() });
+const toSummary = (row: SummaryRow): EnvironmentSummary => ({ id: row.id, name: row.name, slug: row.slug, createdAt: row.createdAt.toISOString() });
 const slugTaken = (slug: string) => conflict(`An environment with slug "${slug}" already exists`);
 
 /** Reads one environment or throws 404; usable inside a transaction. */
@@ -67,21 +67,31 @@ export async function readEnvironment(db: Db, id: string): Promise<EnvironmentDe
       .where(eq(repoLinks.environmentId, env.id))
       .orderBy(asc(repoLinks.createdAt), asc(repoLinks.id)),
   ]);
+  const [settings] = await db.select({ snapshotIntervalSeconds: environments.snapshotIntervalSeconds }).from(environments).where(eq(environments.id, env.id));
   return {
     ...toSummary(env),
+    snapshotIntervalSeconds: settings?.snapshotIntervalSeconds ?? null,
     connections: conns.map((c) => ({ ...c, createdAt: c.createdAt.toISOString() })),
     repos: repos.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
   };
 }
 
-export async function updateEnvironment(db: Db, input: { id: string; name?: string; slug?: string }): Promise<EnvironmentSummary> {
-  const changes: { name?: string; slug?: string; updatedAt: Date } = { updatedAt: new Date() };
+export async function updateEnvironment(
+  db: Db,
+  input: { id: string; name?: string; slug?: string; snapshotIntervalSeconds?: number | null },
+): Promise<EnvironmentSummary & { snapshotIntervalSeconds: number | null }> {
+  const changes: { name?: string; slug?: string; snapshotIntervalSeconds?: number | null; updatedAt: Date } = { updatedAt: new Date() };
   if (input.name !== undefined) changes.name = input.name;
   if (input.slug !== undefined) changes.slug = input.slug;
+  if (input.snapshotIntervalSeconds !== undefined) changes.snapshotIntervalSeconds = input.snapshotIntervalSeconds;
   try {
-    const [row] = await db.update(environments).set(changes).where(eq(environments.id, input.id)).returning(summaryColumns);
+    const [row] = await db
+      .update(environments)
+      .set(changes)
+      .where(eq(environments.id, input.id))
+      .returning({ ...summaryColumns, snapshotIntervalSeconds: environments.snapshotIntervalSeconds });
     if (!row) throw notFound(`Environment ${input.id}`);
-    return toSummary(row);
+    return { ...toSummary(row), snapshotIntervalSeconds: row.snapshotIntervalSeconds };
   } catch (error) {
     if (isUniqueViolation(error)) throw slugTaken(input.slug ?? '');
     throw error;

@@ -1,7 +1,7 @@
 // Environments: create, list, read (with connections and repos), rename, delete.
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { createEnvironmentInput, envIdInput, environmentDetail, environmentSummary, idOutput, updateEnvironmentInput } from '../../shared/environments';
+import { createEnvironmentInput, envIdInput, environmentDetail, environmentSummary, idOutput, updatedEnvironment, updateEnvironmentInput } from '../../shared/environments';
 import { createEnvironment, deleteEnvironment, listEnvironments, readEnvironment, updateEnvironment } from '../domain/environments';
 import { snapshotRefreshSchema } from '../../shared/snapshot';
 import { refreshSnapshot } from '../verdict/snapshots';
@@ -29,9 +29,9 @@ export const environmentsRouter = {
     .query(({ ctx, input }) => readEnvironment(ctx.store.db, input.id)),
 
   update: publicProcedure
-    .meta({ openapi: { method: 'PATCH', path: '/env/{id}', tags: TAG, summary: 'Rename an environment or change its slug' } })
+    .meta({ openapi: { method: 'PATCH', path: '/env/{id}', tags: TAG, summary: 'Rename an environment, change its slug or its production history interval' } })
     .input(updateEnvironmentInput)
-    .output(environmentSummary)
+    .output(updatedEnvironment)
     .mutation(({ ctx, input }) => updateEnvironment(ctx.store.db, input)),
 
   delete: publicProcedure

@@ -3,18 +3,24 @@ import { analysisRouter } from './analysis';
 import { catalogRouter } from './catalog';
 import { ciRouter } from './ci';
 import { connectionsRouter } from './connections';
+import { demoRouter } from './demo';
 import { environmentsRouter } from './environments';
+import { historyRouter } from './history';
 import { policyRouter } from './policy';
 import { reposRouter } from './repos';
+import { webhooksRouter } from './webhooks';
 
 export const appRouter = router({
   env: environmentsRouter,
   connections: connectionsRouter,
   repos: reposRouter,
   queries: catalogRouter,
+  history: historyRouter,
   analysis: analysisRouter,
   ci: ciRouter,
   policy: policyRouter,
+  demo: demoRouter,
+  webhooks: webhooksRouter,
 });
 
 /** The type the SPA and internal tools import for typed calls. */

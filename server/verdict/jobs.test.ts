@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../../test/support/services';
 import { startPostgres, type PostgresServer } from '../../test/support/postgres';
-import { failInterruptedAnalyses, waitForAnalysis } from '../analysis/jobs';
+import { waitForAnalysis } from '../analysis/jobs';
 import { rowsOf } from '../catalog/sql';
 import { waitForRunVerdict } from './jobs';
 import { closeWarmShadows } from './shadows';
@@ -199,17 +199,5 @@ describe.each(BACKENDS)('verdict analysis of CI runs (%s)', (backend) => {
       sql`SELECT count(*)::int AS n FROM production_snapshots s JOIN environments e ON e.id = s.environment_id WHERE e.slug = ${`pair-${backend}`}`,
     );
     expect(snapshots!.n).toBe(1);
-  });
-
-  it('marks an analysis cut by a restart as failed, so its verdict says so instead of pending forever', async () => {
-    const run = await post(repo, '7', 'feature/by-kind', [BY_ID]);
-    await waitForRunVerdict(run);
-    // as a crash would leave it
-    await server.services.store.db.execute(sql`UPDATE ci_run_analyses SET status = 'pending', analyzed_at = NULL WHERE run_id = ${run}`);
-    expect((await api(`/ci/runs/${run}/verdict`)).body.status).toBe('pending');
-    await failInterruptedAnalyses(server.services.store.db);
-    const verdict = (await api(`/ci/runs/${run}/verdict`)).body;
-    expect(verdict.status).toBe('unavailable');
-    expect(verdict.reason).toMatch(/Interrupted/);
   });
 });

@@ -1,10 +1,10 @@
-// The background analysis behind a CI run's verdict, started when a run of a linked repository is
-// stored. It plans the run's queries on production's current snapshot with the run's own schema
-// differences applied, and its baseline's queries on the same snapshot with the baseline's schema,
+// The background analysis behind a CI run's verdict, queued (server/queue/) when a run of a linked
+// repository is stored and run by whichever server process takes the job. It plans the run's
+// queries on production's current snapshot with the run's own schema differences applied, and its baseline's queries on the same snapshot with the baseline's schema,
 // through the analysis cache (cache.ts): only queries never planned against that snapshot and
 // schema cost anything. What it stores (ci_run_analyses, ci_run_query_plans) is judged on read
 // (read.ts, evaluate.ts), so acknowledgements and policy changes apply without re-planning.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { applyRunSchema, ShadowBusyError, type AppliedRunSchema, type SourceSnapshot } from '../../advisor/index';
 import { redactConnectionString } from '../../gateway/index';
 import { defaultPolicy, policySchema } from '../../shared/policy';
@@ -15,16 +15,53 @@ import { ciRunAnalyses, ciRunSchemas, environments } from '../db/schema';
 import type { Db } from '../db/store';
 import { requireProductionConnections } from '../domain/connections';
 import type { Services } from '../trpc';
+import type { RunningQueue } from '../queue/index';
 import { planCached, type CachedPlan } from './cache';
 import { warmShadows } from './shadows';
+import { emitVerdictFailed } from '../webhooks/verdict-failed';
 import { currentSnapshot } from './snapshots';
 
-/** Jobs still running in this process, by run id, so tests (and the bench) can wait for them. */
-const running = new Map<string, Promise<void>>();
+const VERDICT_JOB = 'verdict';
 
-/** Resolves when the run's verdict analysis (if one runs in this process) has finished. */
-export function waitForRunVerdict(runId: string): Promise<void> {
-  return running.get(runId) ?? Promise.resolve();
+/** Verdict jobs sent by this process, by run id, so tests (and the bench) can wait for them. */
+const sent = new Map<string, { queue: RunningQueue; jobId: string }>();
+
+/** Resolves when the run's verdict analysis (if this process queued it) has finished, whichever process ran it. */
+export async function waitForRunVerdict(runId: string): Promise<void> {
+  const job = sent.get(runId);
+  if (!job) return;
+  await job.queue.settled(VERDICT_JOB, job.jobId);
+  sent.delete(runId);
+}
+
+/**
+ * Every server process plans verdicts. A job whose workers all stopped (or that threw on every
+ * attempt) leaves its run's verdict failed with the reason, never pending forever.
+ */
+export async function registerVerdictJobs(services: Services): Promise<void> {
+  await services.queue.work<{ runId: string }>(VERDICT_JOB, ({ runId }) => runVerdictJob(services, runId), {
+    // planning itself is bounded by the shadow slots; this lets runs that need no planning pass
+    concurrency: 4,
+    onFailed: async ({ runId }, reason) => {
+      await services.store.db
+        .update(ciRunAnalyses)
+        .set({ status: 'failed', reason, analyzedAt: new Date() })
+        .where(and(eq(ciRunAnalyses.runId, runId), eq(ciRunAnalyses.status, 'pending')));
+    },
+  });
+}
+
+async function runVerdictJob(services: Services, runId: string): Promise<void> {
+  const { db } = services.store;
+  const [run] = await rowsOf<RunRow>(
+    db,
+    sql`SELECT r.id, r.repo, r.branch, r.environment_id, r.created_at
+        FROM ci_runs r JOIN ci_run_analyses a ON a.run_id = r.id
+        WHERE r.id = ${runId} AND a.status = 'pending'`,
+  );
+  // gone, or already analyzed by an attempt that stopped before completing its job
+  if (!run?.environment_id) return;
+  await analyzeRun(services, run);
 }
 
 interface RunRow extends Record<string, unknown> {
@@ -39,8 +76,8 @@ interface RunRow extends Record<string, unknown> {
 class Unavailable extends Error {}
 
 /**
- * Starts the verdict analysis of a newly stored run: a 'pending' row now, the planning in the
- * background (not awaited). A run tagged with no environment gets nothing (its verdict reads
+ * Starts the verdict analysis of a newly stored run: a 'pending' row now, the planning as a job
+ * keyed by the run id (not awaited). A run tagged with no environment gets nothing (its verdict reads
  * "not linked"); an environment without a production connection gets 'unavailable' at once.
  */
 export async function scheduleRunVerdict(services: Services, runId: string): Promise<void> {
@@ -54,10 +91,20 @@ export async function scheduleRunVerdict(services: Services, runId: string): Pro
     .onConflictDoNothing()
     .returning({ runId: ciRunAnalyses.runId });
   if (unavailable || inserted.length === 0) return;
-  const job = analyzeRun(services, run)
-    .catch((error: unknown) => console.error(`[verdict] run ${runId}: ${error instanceof Error ? error.message : String(error)}`))
-    .finally(() => running.delete(runId));
-  running.set(runId, job);
+  let jobId: string | null;
+  try {
+    jobId = await services.queue.send(VERDICT_JOB, { runId }, { singletonKey: runId });
+  } catch (error) {
+    // the run is stored; its verdict says why it will not come rather than stay pending
+    const reason = `Not queued: ${error instanceof Error ? error.message : String(error)}`;
+    await db.update(ciRunAnalyses).set({ status: 'failed', reason, analyzedAt: new Date() }).where(eq(ciRunAnalyses.runId, runId));
+    return;
+  }
+  if (jobId) {
+    sent.set(runId, { queue: services.queue, jobId });
+    // a long-lived server queues many; a waiter asks soon after
+    if (sent.size > 500) sent.delete(sent.keys().next().value!);
+  }
 }
 
 async function productionMissing(services: Services, environmentId: string): Promise<string | undefined> {
@@ -175,6 +222,7 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
         })
         .where(eq(ciRunAnalyses.runId, run.id));
     });
+    await emitVerdictFailed(services, run.id);
   } catch (error) {
     await progress.flush();
     const message = error instanceof Error ? error.message : String(error);

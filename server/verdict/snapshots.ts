@@ -11,6 +11,7 @@ import type { SnapshotRefresh } from '../../shared/snapshot';
 import { productionSnapshots } from '../db/schema';
 import { newId } from '../ids';
 import type { Services } from '../trpc';
+import type { RunningQueue } from '../queue/index';
 import { requireProductionConnections } from '../domain/connections';
 
 export interface Snapshot {
@@ -55,9 +56,33 @@ export function currentSnapshot(services: Services, environmentId: string, optio
   return next;
 }
 
-/** The snapshot call in progress for the environment, if any (tests wait for it). */
-export function snapshotInProgress(environmentId: string): Promise<Snapshot> | undefined {
-  return queues.get(environmentId);
+const REFRESH_JOB = 'snapshot-refresh';
+/** Refreshes queued by this process, by environment, so tests can wait for them whoever runs them. */
+const refreshes = new Map<string, { queue: RunningQueue; jobId: string }>();
+
+/** The snapshot read in progress for the environment (a refresh this process queued, or a read here), if any: tests wait for it. */
+export function snapshotInProgress(environmentId: string): Promise<unknown> | undefined {
+  const refresh = refreshes.get(environmentId);
+  if (!refresh) return queues.get(environmentId)?.catch(() => undefined);
+  return refresh.queue.settled(REFRESH_JOB, refresh.jobId).then(() => {
+    if (refreshes.get(environmentId) === refresh) refreshes.delete(environmentId);
+  });
+}
+
+/**
+ * Every server process reads production for a refresh asked of any of them. A read that fails is
+ * logged without the connection string and not retried: the next CI run reads again and reports it.
+ */
+export async function registerSnapshotJobs(services: Services): Promise<void> {
+  await services.queue.work<{ environmentId: string }>(REFRESH_JOB, async ({ environmentId }) => {
+    try {
+      await currentSnapshot(services, environmentId, { maxAgeMs: 0, force: true });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const connections = await requireProductionConnections(services.store.db, services.secrets, environmentId, '').catch(() => []);
+      console.error(`[snapshot] environment ${environmentId}: ${connections.reduce((text, c) => redactConnectionString(text, c.connectionString), message)}`);
+    }
+  });
 }
 
 async function decide(services: Services, environmentId: string, options: SnapshotOptions): Promise<Snapshot> {
@@ -95,7 +120,8 @@ async function readAndStore(
   const { db } = services.store;
   const source = await readProductionSnapshot(production.connectionString);
   const json = JSON.stringify(source);
-  const digest = createHash('sha256').update(json).digest('hex');
+  // Write counters move with every write to production: they are not what makes plans differ.
+  const digest = createHash('sha256').update(JSON.stringify({ ...source, writes: undefined })).digest('hex');
   const readAt = new Date();
   // Production unchanged since the last read: that snapshot, and every plan cached against it, stays valid.
   const [same] = await db
@@ -130,22 +156,24 @@ async function readAndStore(
 }
 
 /**
- * Starts a new read of the environment's production database now (404 unknown environment, 409 no
+ * Queues a new read of the environment's production database (404 unknown environment, 409 no
  * production connection) and answers with the snapshot in use until it is read. A failed read is
  * logged without the connection string; the next CI run tries again and reports it.
  */
 export async function refreshSnapshot(services: Services, environmentId: string): Promise<SnapshotRefresh> {
   const { db } = services.store;
-  const [production] = await requireProductionConnections(db, services.secrets, environmentId, 'so its schema and statistics can be read');
+  await requireProductionConnections(db, services.secrets, environmentId, 'so its schema and statistics can be read');
   const [current] = await db
     .select({ id: productionSnapshots.id, readAt: productionSnapshots.readAt })
     .from(productionSnapshots)
     .where(eq(productionSnapshots.environmentId, environmentId))
     .orderBy(desc(productionSnapshots.readAt), desc(productionSnapshots.id))
     .limit(1);
-  currentSnapshot(services, environmentId, { maxAgeMs: 0, force: true }).catch((error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
-    console.error(`[snapshot] environment ${environmentId}: ${redactConnectionString(message, production.connectionString)}`);
-  });
+  // one refresh per environment queued or running at a time: a second ask while one is pending shares it
+  const jobId = await services.queue.send(REFRESH_JOB, { environmentId }, { singletonKey: environmentId, retryLimit: 0 });
+  if (jobId) {
+    refreshes.set(environmentId, { queue: services.queue, jobId });
+    if (refreshes.size > 500) refreshes.delete(refreshes.keys().next().value!);
+  }
   return { environmentId, refreshing: true, current: current ? { id: current.id, readAt: current.readAt.toISOString() } : null };
 }

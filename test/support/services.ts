@@ -10,6 +10,7 @@ import { createApp } from '../../server/app';
 import { readConfig, type Config } from '../../server/config';
 import { openStore } from '../../server/db/store';
 import { createSecrets } from '../../server/secrets';
+import { withJobs } from '../../server/services';
 import { closeWarmShadows } from '../../server/verdict/shadows';
 import type { Services } from '../../server/trpc';
 import { startPostgres, type PostgresServer } from './postgres';
@@ -52,7 +53,8 @@ export async function openTestServices(backend: Backend, overrides: Partial<Conf
   const databaseUrl = backend === 'postgres' ? await postgresUrlForNewDatabase() : undefined;
   const config = testConfig({ databaseUrl, ...overrides });
   const store = await openStore({ databaseUrl });
-  return { store, secrets: createSecrets(randomBytes(32)), config };
+  // the job queue and its workers, as a server process has them (closing the store stops them)
+  return withJobs(store, createSecrets(randomBytes(32)), config);
 }
 
 export interface TestServer {

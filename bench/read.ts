@@ -1,0 +1,312 @@
+// npm run bench:read — the API's read paths on a large catalog, on PostgreSQL and on PGlite.
+//
+// An environment holds BENCH_CATALOG queries (default 100,000; another environment beside it holds a
+// tenth as many, so the environment filter matters), seen over 30 days from CI, production and by
+// hand, a tenth of them with an analysis. BENCH_CLIENTS clients (10), on a thread of their own, send
+// GET requests over HTTP to the real app in a loop, BENCH_REQUESTS in all per scenario (2,000);
+// requests/s and p50/p95 are printed per scenario. Beside each, the floor: the same SQL the endpoint
+// sends, sent straight through the driver (the app's own pg.Pool, or PGlite's own client) by as many
+// concurrent callers, with no HTTP, no tRPC and no ORM. The last column sends, the same way, the SQL
+// the list sent before it read an index (a sort of the whole catalog and a count(*)).
+//
+// Options (environment): BENCH_CATALOG, BENCH_CLIENTS, BENCH_REQUESTS, BENCH_BEFORE_REQUESTS (200),
+// BENCH_BACKENDS (postgres,pglite).
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import { sql } from 'drizzle-orm';
+import { createApp } from '../server/app';
+import { readConfig } from '../server/config';
+import { openStore, type Store } from '../server/db/store';
+import { createSecrets } from '../server/secrets';
+import { withJobs } from '../server/services';
+import { newId } from '../server/ids';
+import { startPostgres } from '../test/support/postgres';
+
+const CATALOG = Number(process.env.BENCH_CATALOG ?? 100_000);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 10);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
+/** The old SQL is slow on a large catalog: fewer calls measure it well enough. */
+const BEFORE_REQUESTS = Number(process.env.BENCH_BEFORE_REQUESTS ?? 200);
+const BACKENDS = (process.env.BENCH_BACKENDS ?? 'postgres,pglite').split(',');
+
+/** What the driver answers: rows, whichever driver. */
+interface Driver {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+interface Scenario {
+  name: string;
+  /** Path and query string after /api/env/{id}. */
+  path: string;
+  /** The SQL the endpoint sends for it, for the floor (each entry one statement, sent in parallel as the endpoint does). */
+  floor: { text: string; params: unknown[] }[];
+  /** What the list cost before it read an index: the same through the driver, in the old shape. */
+  before?: { text: string; params: unknown[] }[];
+}
+
+// The catalog list's SQL as server/catalog/read.ts sends it: the page and the matching count.
+const pageSql = (sourceFilter: boolean, offset: number) => `
+  SELECT c.id, c.hash, c.formatted_query, c.first_seen_at, c.last_seen_at, c.last_seen_source, c.ci_run_count,
+         c.production_calls, c.production_mean_time_ms, a.cost, a.recommendation_count
+  FROM catalog_queries c
+  LEFT JOIN query_analyses a ON a.environment_id = c.environment_id AND a.hash = c.hash
+  WHERE c.environment_id = $1 ${sourceFilter ? 'AND c.last_seen_source = $2' : ''}
+  ORDER BY c.last_seen_at DESC, c.id DESC
+  LIMIT 100 OFFSET ${offset}`;
+// Before: ORDER BY last_seen_at DESC, id DESC matched no index (the one there had NULLS LAST and id
+// ascending), so every page sorted the environment's whole catalog, and the total was a count(*).
+// Ordering by an expression of last_seen_at matches none of today's indexes either: the same work.
+const oldPageSql = (sourceFilter: boolean, offset: number) =>
+  pageSql(sourceFilter, offset).replace('ORDER BY c.last_seen_at DESC', "ORDER BY c.last_seen_at + interval '0 s' DESC");
+const oldCountSql = (sourceFilter: boolean) => `
+  SELECT count(*)::int AS total FROM catalog_queries WHERE environment_id = $1 ${sourceFilter ? 'AND last_seen_source = $2' : ''}`;
+const countSql = (sourceFilter: boolean) => `
+  SELECT coalesce(sum(n), 0)::int AS total FROM catalog_counts
+  WHERE environment_id = $1 ${sourceFilter ? 'AND source = $2' : ''}`;
+
+function catalogScenarios(environmentId: string): Scenario[] {
+  const list = (name: string, offset: number, source?: string): Scenario => ({
+    name,
+    path: `/queries?limit=100${offset ? `&offset=${offset}` : ''}${source ? `&source=${source}` : ''}`,
+    floor: [
+      { text: pageSql(Boolean(source), offset), params: source ? [environmentId, source] : [environmentId] },
+      { text: countSql(Boolean(source)), params: source ? [environmentId, source] : [environmentId] },
+    ],
+    before: [
+      { text: oldPageSql(Boolean(source), offset), params: source ? [environmentId, source] : [environmentId] },
+      { text: oldCountSql(Boolean(source)), params: source ? [environmentId, source] : [environmentId] },
+    ],
+  });
+  return [list('catalog list, first page', 0), list('catalog list, page 5', 400), list('catalog list, source=production', 0, 'production')];
+}
+
+// Production history: 7 days of 10-minute points for HISTORY_QUERIES of the catalog's queries, seeded
+// by seedHistory(), ending at HISTORY_END. The SQL is server/history/read.ts's, with the environment's
+// existence check that precedes it.
+const HISTORY_QUERIES = 1_000;
+const HISTORY_POINTS_PER_QUERY = 7 * 144;
+const HISTORY_END = new Date(Math.floor(Date.now() / 600_000) * 600_000);
+const historyWindow = (days: number) => ({ from: new Date(HISTORY_END.getTime() - days * 86_400_000).toISOString(), to: HISTORY_END.toISOString() });
+const HISTORY_HASH = '00000000000001f4'; // query 500, one of those with points
+const envExistsSql = 'SELECT id, name, slug, created_at FROM environments WHERE id = $1';
+const pointsInSql = (oneHash: boolean) => {
+  const range = `environment_id = $1 AND at > $2::timestamptz AND at <= $3::timestamptz${oneHash ? ' AND hash = $4' : ''}`;
+  return `(SELECT hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM history_points WHERE ${range}
+           UNION ALL
+           SELECT hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM history_hourly WHERE ${range})`;
+};
+const queryHistorySql = `SELECT at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM ${pointsInSql(true)} p ORDER BY at`;
+const topSql = `SELECT w.*, c.formatted_query
+  FROM (SELECT hash, sum(calls) AS calls, sum(total_time_ms) AS total_time_ms, sum(rows) AS rows,
+               sum(shared_blks_hit) AS shared_blks_hit, sum(shared_blks_read) AS shared_blks_read
+        FROM ${pointsInSql(false)} p GROUP BY hash HAVING sum(calls) > 0) w
+  LEFT JOIN catalog_queries c ON c.environment_id = $1 AND c.hash = w.hash
+  ORDER BY total_time_ms DESC, w.hash LIMIT 20`;
+
+function historyScenarios(environmentId: string): Scenario[] {
+  const history = (days: number): Scenario => {
+    const { from, to } = historyWindow(days);
+    return {
+      name: `query history, ${days === 1 ? '24 h (144 points)' : `${days} d (${days * 144} points)`}`,
+      path: `/queries/${HISTORY_HASH}/history?from=${from}&to=${to}`,
+      floor: [
+        { text: envExistsSql, params: [environmentId] },
+        { text: queryHistorySql, params: [environmentId, from, to, HISTORY_HASH] },
+      ],
+    };
+  };
+  const { from, to } = historyWindow(1);
+  return [
+    history(1),
+    history(7),
+    {
+      name: 'history top 20 by total time, 24 h (144,000 points)',
+      path: `/history/top?from=${from}&to=${to}&limit=20`,
+      floor: [
+        { text: envExistsSql, params: [environmentId] },
+        { text: topSql, params: [environmentId, from, to] },
+      ],
+    },
+  ];
+}
+
+/** The points, one statement per day so PGlite's single connection never holds a million-row insert. */
+async function seedHistory(store: Store, environmentId: string): Promise<void> {
+  for (let day = 0; day < 7; day++) {
+    await store.db.execute(sql`
+      INSERT INTO history_points (environment_id, hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read)
+      SELECT ${environmentId}, lpad(to_hex(q), 16, '0'), ${HISTORY_END.toISOString()}::timestamptz - k * interval '10 minutes',
+             50 + (q * k) % 200, (50 + (q * k) % 200) * (0.05 + (q % 50) * 0.1), 50 + (q * k) % 200, 1000 + q, q % 7
+      FROM generate_series(1, ${HISTORY_QUERIES}::int) q, generate_series(${day * 144}::int, ${day * 144 + 143}::int) k`);
+  }
+  await store.db.execute(sql`VACUUM ANALYZE history_points`);
+}
+
+/** Bytes one point takes on disk, its table row and both indexes, from the relation sizes. */
+async function bytesPerPoint(store: Store): Promise<number> {
+  const result = (await store.db.execute(sql`
+    SELECT pg_total_relation_size('history_points')::float8 / greatest(count(*), 1) AS bytes FROM history_points`)) as unknown as { rows: { bytes: number }[] };
+  return Number(result.rows[0]!.bytes);
+}
+
+async function seed(store: Store): Promise<string> {
+  const main = newId('env');
+  const other = newId('env');
+  for (const [id, name] of [
+    [main, 'Bench'],
+    [other, 'Other'],
+  ] as const) {
+    await store.db.execute(sql`INSERT INTO environments (id, name, slug) VALUES (${id}, ${name}, ${`${name.toLowerCase()}-${id.slice(4, 12)}`})`);
+  }
+  for (const [id, size] of [
+    [main, CATALOG],
+    [other, Math.ceil(CATALOG / 10)],
+  ] as const) {
+    // spread over 30 days; 70% CI, 25% production, 5% manual
+    await store.db.execute(sql`
+      INSERT INTO catalog_queries (id, environment_id, hash, query, formatted_query, first_seen_at, last_seen_at, last_seen_source,
+                                   ci_run_count, production_calls, production_mean_time_ms)
+      SELECT ${id} || '_q' || g, ${id}, lpad(to_hex(g), 16, '0'),
+             'SELECT o.id, o.total, c.name FROM orders_' || (g % 97) || ' o JOIN customers c ON c.id = o.customer_id WHERE o.id > $1',
+             E'SELECT\\n  o.id,\\n  o.total,\\n  c.name\\nFROM orders_' || (g % 97) || E' o\\nJOIN customers c ON c.id = o.customer_id\\nWHERE o.id > $1',
+             now() - interval '30 days', now() - (random() * interval '30 days'),
+             CASE WHEN g % 20 < 14 THEN 'ci' WHEN g % 20 < 19 THEN 'production' ELSE 'manual' END,
+             (g % 7), CASE WHEN g % 20 BETWEEN 14 AND 18 THEN g % 1000 END, CASE WHEN g % 20 BETWEEN 14 AND 18 THEN 0.5 END
+      FROM generate_series(1, ${size}) g`);
+    await store.db.execute(sql`
+      INSERT INTO analysis_runs (id, environment_id, status, phase, connection_label, finished_at)
+      VALUES (${`${id}_an`}, ${id}, 'done', 'done', 'production', now())`);
+    await store.db.execute(sql`
+      INSERT INTO query_analyses (environment_id, hash, analysis_id, cost, plan_shape, recommendations, recommendation_count, analyzed_at)
+      SELECT ${id}, lpad(to_hex(g), 16, '0'), ${`${id}_an`}, g % 500, 'Seq Scan', '[]'::jsonb, 0, now()
+      FROM generate_series(1, ${size}, 10) g`);
+  }
+  // PostgreSQL's autovacuum would do this within a minute; the bench should not wait for it.
+  await store.db.execute(sql`VACUUM ANALYZE`);
+  return main;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
+}
+
+/** CLIENTS loops sharing REQUESTS calls of `call`; requests/s over the whole and latency percentiles. */
+async function drive(call: () => Promise<void>, requests = REQUESTS) {
+  for (let i = 0; i < 5; i++) await call(); // warm-up: plan caches, JIT, connections
+  const latencies: number[] = [];
+  let left = requests;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (left-- > 0) {
+        const t = performance.now();
+        await call();
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95) };
+}
+
+// The HTTP clients run on a thread of their own, as real clients are elsewhere: their fetch and
+// parsing would otherwise be charged to the server's event loop. Same loop as drive(), as source.
+const CLIENT_THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+(async () => {
+  const { url, clients, requests, warmup } = workerData;
+  const call = async () => {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(url + ': ' + response.status + ' ' + (await response.text()));
+    await response.arrayBuffer();
+  };
+  for (let i = 0; i < warmup; i++) await call();
+  const latencies = [];
+  let left = requests;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (left-- > 0) { const t = performance.now(); await call(); latencies.push(performance.now() - t); }
+  }));
+  parentPort.postMessage({ seconds: (performance.now() - t0) / 1000, latencies });
+})().catch((error) => parentPort.postMessage({ error: String(error) }));
+`;
+
+async function driveHttp(url: string) {
+  const worker = new Worker(CLIENT_THREAD, { eval: true, workerData: { url, clients: CLIENTS, requests: REQUESTS, warmup: 5 } });
+  const result = await new Promise<{ seconds: number; latencies: number[]; error?: string }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  await worker.terminate();
+  if (result.error) throw new Error(result.error);
+  const latencies = result.latencies.sort((a, b) => a - b);
+  return { perSecond: latencies.length / result.seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95) };
+}
+
+async function benchBackend(kind: string) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'qt-bench-read-'));
+  let store: Store;
+  let stopServer = async () => undefined as void;
+  if (kind === 'postgres') {
+    const server = await startPostgres({ statStatements: false });
+    store = await openStore({ databaseUrl: await server.createDatabase('bench') });
+    stopServer = () => server.stop();
+  } else {
+    store = await openStore({});
+  }
+  // drizzle keeps the driver's own client (pg.Pool or PGlite) as $client: the floor goes through it
+  const driver = (store.db as unknown as { $client: Driver }).$client;
+  const t0 = performance.now();
+  const environmentId = await seed(store);
+  await seedHistory(store, environmentId);
+  const seedSeconds = (performance.now() - t0) / 1000;
+  const pointBytes = await bytesPerPoint(store);
+
+  const services = await withJobs(store, createSecrets(randomBytes(32)), { ...readConfig({}), dataDir });
+  const http = await new Promise<import('node:http').Server>((resolve) => {
+    const s = createApp(services).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  // PGlite can hold the loop past Node's 5 s keep-alive timeout: a socket the server closes then
+  // while a client reuses it would fail that request (ECONNRESET), which is no part of the measure
+  http.keepAliveTimeout = 60_000;
+  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}/api/env/${environmentId}`;
+
+  const results = [];
+  for (const scenario of [...catalogScenarios(environmentId), ...historyScenarios(environmentId)]) {
+    const api = await driveHttp(base + scenario.path);
+    const floor = await drive(async () => {
+      await Promise.all(scenario.floor.map((q) => driver.query(q.text, q.params)));
+    });
+    const before = scenario.before ? await drive(() => Promise.all(scenario.before!.map((q) => driver.query(q.text, q.params))).then(() => undefined), BEFORE_REQUESTS) : undefined;
+    results.push({ scenario: scenario.name, api, floor, before });
+  }
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+  await services.store.close(); // the job queue first, then the store
+  await stopServer();
+  rmSync(dataDir, { recursive: true, force: true });
+  return { kind, seedSeconds, pointBytes, results };
+}
+
+const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
+console.log(`Reads: a catalog of ${CATALOG} queries, ${CLIENTS} concurrent clients, ${REQUESTS} requests per scenario\n`);
+console.log('| backend | scenario | API req/s | p50 ms | p95 ms | floor req/s | floor p50 ms | floor p95 ms | API / floor time | old SQL req/s (p50 ms) |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
+const history: string[] = [];
+for (const kind of BACKENDS) {
+  const r = await benchBackend(kind);
+  history.push(
+    `${kind}: ${HISTORY_QUERIES * HISTORY_POINTS_PER_QUERY} history points take ${r.pointBytes.toFixed(0)} bytes each (row and indexes): ` +
+      `${((r.pointBytes * 144) / 1024).toFixed(1)} KiB per query per day at 10-minute points, ${((r.pointBytes * 24) / 1024).toFixed(1)} KiB hourly`,
+  );
+  for (const { scenario, api, floor, before } of r.results) {
+    console.log(
+      `| ${r.kind} | ${scenario} | ${f(api.perSecond)} | ${f(api.p50)} | ${f(api.p95)} | ${f(floor.perSecond)} | ${f(floor.p50)} | ${f(floor.p95)} | ${(floor.perSecond / api.perSecond).toFixed(1)}x | ${before ? `${f(before.perSecond)} (${f(before.p50)})` : '-'} |`,
+    );
+  }
+}
+console.log(`\n${history.join('\n')}`);

@@ -1,0 +1,76 @@
+// The delivery log of an environment's webhooks: each event sent, how it went, and why it failed.
+import type { WebhookDelivery } from '../../../shared/webhooks';
+import { retryUnlessNotFound } from '../../lib/queries';
+import { trpc } from '../../trpc';
+import { Badge, type BadgeTone } from '../Badge';
+import { RelativeTime } from '../RelativeTime';
+import { EmptyState, ErrorState, Loading } from '../States';
+
+const STATUS_TONES: Record<WebhookDelivery['status'], BadgeTone> = { pending: 'warning', delivered: 'success', failed: 'danger' };
+
+function Outcome({ delivery }: { delivery: WebhookDelivery }) {
+  const answer = delivery.responseStatus === null ? null : `HTTP ${delivery.responseStatus}`;
+  if (delivery.status === 'delivered') return <span>{answer}</span>;
+  return (
+    <span title={delivery.responseExcerpt ?? undefined}>
+      {delivery.lastError ?? 'not sent yet'}
+      {delivery.status === 'pending' && delivery.attempts > 0 ? ' · retrying' : null}
+    </span>
+  );
+}
+
+export function WebhookDeliveries({ envId }: { envId: string }) {
+  const deliveries = trpc.webhooks.deliveries.useQuery(
+    { id: envId, limit: 20 },
+    {
+      retry: retryUnlessNotFound,
+      // while one is still being sent, its outcome is worth watching
+      refetchInterval: (query) => (query.state.data?.some((d) => d.status === 'pending') ? 5000 : false),
+    },
+  );
+  if (deliveries.isPending) return <Loading label="Loading deliveries…" />;
+  if (deliveries.isError) return <ErrorState title="Deliveries could not be loaded" error={deliveries.error} onRetry={() => deliveries.refetch()} />;
+  if (deliveries.data.length === 0) return <EmptyState title="No deliveries yet.">Events and tests sent to these webhooks are listed here.</EmptyState>;
+  return (
+    <div className="table-scroll">
+      <table className="data-table" aria-label="Recent deliveries">
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col" className="numeric">
+              Attempts
+            </th>
+            <th scope="col">Outcome</th>
+            <th scope="col" className="hide-narrow">
+              To
+            </th>
+            <th scope="col">When</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.data.map((delivery) => (
+            <tr key={delivery.id}>
+              <td>
+                <code>{delivery.event}</code>
+              </td>
+              <td>
+                <Badge tone={STATUS_TONES[delivery.status]}>{delivery.status}</Badge>
+              </td>
+              <td className="numeric">{delivery.attempts}</td>
+              <td className="break">
+                <Outcome delivery={delivery} />
+              </td>
+              <td className="break hide-narrow">
+                <code>{delivery.maskedUrl}</code>
+              </td>
+              <td className="nowrap">
+                <RelativeTime value={delivery.lastAttemptAt ?? delivery.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+// What production history tells the environment's webhooks: a query production runs that it had
+// never run before, and a query whose mean time over the last hour rose by more than half against
+// the hour before. history_events remembers what was told, so a new query is told once (a query that
+// vanishes in a reset and comes back is not new) and a regression at most once a day.
+import { sql } from 'drizzle-orm';
+import type { ProductionEvent } from '../../shared/history';
+import { rowsOf } from '../catalog/sql';
+import type { Services } from '../trpc';
+import { emitEvent } from '../webhooks/events';
+import { regressedQueries } from './read';
+
+/** At most this many events of one kind per snapshot: a first deployment of many queries is not a flood. */
+const MAX_EVENTS_PER_SNAPSHOT = 20;
+const REGRESSION_WINDOW_MS = 3_600_000;
+const REGRESSION_THRESHOLD_PERCENT = 50;
+/** A mean over fewer calls than this, in either hour, is too noisy to call a regression. */
+const REGRESSION_MIN_CALLS = 5;
+const REGRESSION_REPEAT_MS = 86_400_000;
+
+const NEW: ProductionEvent = 'production.query.new';
+const REGRESSED: ProductionEvent = 'production.query.regressed';
+
+async function remember(services: Services, environmentId: string, event: ProductionEvent, at: Date, hashes: string[], repeatAfterMs?: number): Promise<string[]> {
+  if (hashes.length === 0) return [];
+  const again =
+    repeatAfterMs === undefined
+      ? sql`DO NOTHING`
+      : sql`DO UPDATE SET sent_at = excluded.sent_at WHERE history_events.sent_at <= ${new Date(at.getTime() - repeatAfterMs).toISOString()}::timestamptz`;
+  const rows = await rowsOf<{ hash: string }>(
+    services.store.db,
+    sql`INSERT INTO history_events (environment_id, hash, event, sent_at)
+        SELECT ${environmentId}, hash, ${event}, ${at.toISOString()}::timestamptz FROM unnest(${`{${hashes.join(',')}}`}::text[]) AS hash
+        ORDER BY hash
+        ON CONFLICT (environment_id, hash, event) ${again}
+        RETURNING hash`,
+  );
+  return rows.map((row) => row.hash);
+}
+
+/** Remembers a baseline's queries silently; tells the webhooks of the ones never seen before. */
+export async function announceNewQueries(services: Services, environmentId: string, at: Date, appeared: string[], baseline: Set<string>): Promise<void> {
+  await remember(services, environmentId, NEW, at, [...baseline]);
+  const fresh = await remember(services, environmentId, NEW, at, appeared);
+  if (fresh.length === 0) return;
+  const texts = await textsOf(services, environmentId, fresh);
+  for (const hash of fresh.slice(0, MAX_EVENTS_PER_SNAPSHOT)) {
+    await emitEvent(services, environmentId, NEW, { hash, query: texts.get(hash) ?? null, at: at.toISOString() });
+  }
+}
+
+/** Tells the webhooks of queries whose last hour's mean time rose by more than half against the hour before. */
+export async function announceRegressions(services: Services, environmentId: string, at: Date): Promise<void> {
+  const window = { from: new Date(at.getTime() - REGRESSION_WINDOW_MS), to: at };
+  const regressed = (await regressedQueries(services.store.db, environmentId, window, REGRESSION_THRESHOLD_PERCENT, MAX_EVENTS_PER_SNAPSHOT)).filter(
+    (q) => q.calls >= REGRESSION_MIN_CALLS && q.previousCalls >= REGRESSION_MIN_CALLS,
+  );
+  const told = new Set(await remember(services, environmentId, REGRESSED, at, regressed.map((q) => q.hash), REGRESSION_REPEAT_MS));
+  for (const query of regressed.filter((q) => told.has(q.hash))) {
+    await emitEvent(services, environmentId, REGRESSED, {
+      hash: query.hash,
+      query: query.formattedQuery,
+      meanTimeMs: query.meanTimeMs,
+      previousMeanTimeMs: query.previousMeanTimeMs,
+      changePercent: Math.round(query.changePercent),
+      calls: query.calls,
+      window: { from: window.from.toISOString(), to: window.to.toISOString() },
+    });
+  }
+}
+
+async function textsOf(services: Services, environmentId: string, hashes: string[]): Promise<Map<string, string>> {
+  const rows = await rowsOf<{ hash: string; formatted_query: string }>(
+    services.store.db,
+    sql`SELECT hash, formatted_query FROM catalog_queries WHERE environment_id = ${environmentId} AND hash = ANY(${`{${hashes.join(',')}}`}::text[])`,
+  );
+  return new Map(rows.map((row) => [row.hash, row.formatted_query]));
+}

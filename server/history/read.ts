@@ -1,0 +1,113 @@
+// Reading production history: one query's points, the heaviest queries of a window, and the queries
+// whose mean time rose against the window before. Full-resolution points and hourly sums are read
+// together; a point counts in a window when the snapshot that closed it falls inside (from, to].
+import { sql, type SQL } from 'drizzle-orm';
+import type { HistoryPoint, RegressedQuery, TopQuery, TOP_ORDERS } from '../../shared/history';
+import { toIsoDate } from '../../shared/dates';
+import type { Db } from '../db/store';
+import { rowsOf } from '../catalog/sql';
+import { requireEnvironment } from '../domain/environments';
+
+export interface Window {
+  from: Date;
+  to: Date;
+}
+
+/** The request's window: `to` defaults to now, `from` to 24 hours before `to` (the schemas checked the order). */
+export function windowOf(input: { from?: string; to?: string }): Window {
+  const to = input.to ? new Date(input.to) : new Date();
+  const from = input.from ? new Date(input.from) : new Date(to.getTime() - 86_400_000);
+  return { from, to };
+}
+
+/** Both resolutions of one environment's points inside the window. */
+function pointsIn(environmentId: string, { from, to }: Window, hash?: string): SQL {
+  const oneHash = hash === undefined ? sql`` : sql` AND hash = ${hash}`;
+  const range = sql`environment_id = ${environmentId} AND at > ${from.toISOString()}::timestamptz AND at <= ${to.toISOString()}::timestamptz${oneHash}`;
+  return sql`(SELECT hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM history_points WHERE ${range}
+              UNION ALL
+              SELECT hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM history_hourly WHERE ${range})`;
+}
+
+type FigureRow = { calls: string | number; total_time_ms: number; rows: string | number; shared_blks_hit: string | number; shared_blks_read: string | number };
+
+function figures(row: FigureRow) {
+  const calls = Number(row.calls);
+  const totalTimeMs = Number(row.total_time_ms);
+  return {
+    calls,
+    totalTimeMs,
+    meanTimeMs: calls > 0 ? totalTimeMs / calls : 0,
+    rows: Number(row.rows),
+    sharedBlksHit: Number(row.shared_blks_hit),
+    sharedBlksRead: Number(row.shared_blks_read),
+  };
+}
+
+/** The query's points in the window, oldest first; 404 for an unknown environment. */
+export async function queryHistory(db: Db, environmentId: string, hash: string, window: Window): Promise<HistoryPoint[]> {
+  await requireEnvironment(db, environmentId);
+  const rows = await rowsOf<FigureRow & { at: string | Date }>(
+    db,
+    sql`SELECT at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM ${pointsIn(environmentId, window, hash)} p ORDER BY at`,
+  );
+  return rows.map((row) => ({ at: toIsoDate(row.at), ...figures(row) }));
+}
+
+const ORDER: Record<(typeof TOP_ORDERS)[number], SQL> = {
+  totalTime: sql`total_time_ms DESC`,
+  calls: sql`calls DESC`,
+  meanTime: sql`total_time_ms / calls DESC`,
+};
+
+/** Per query, the window's sums. */
+function sumsIn(environmentId: string, window: Window): SQL {
+  return sql`(SELECT hash, sum(calls) AS calls, sum(total_time_ms) AS total_time_ms, sum(rows) AS rows,
+                     sum(shared_blks_hit) AS shared_blks_hit, sum(shared_blks_read) AS shared_blks_read
+              FROM ${pointsIn(environmentId, window)} p GROUP BY hash HAVING sum(calls) > 0)`;
+}
+
+/** The environment's heaviest queries in the window, by total time, calls or mean time. */
+export async function topQueries(db: Db, environmentId: string, window: Window, by: (typeof TOP_ORDERS)[number], limit: number): Promise<TopQuery[]> {
+  await requireEnvironment(db, environmentId);
+  const rows = await rowsOf<FigureRow & { hash: string; formatted_query: string | null }>(
+    db,
+    sql`SELECT w.*, c.formatted_query
+        FROM ${sumsIn(environmentId, window)} w
+        LEFT JOIN catalog_queries c ON c.environment_id = ${environmentId} AND c.hash = w.hash
+        ORDER BY ${ORDER[by]}, w.hash
+        LIMIT ${limit}`,
+  );
+  return rows.map((row) => ({ hash: row.hash, formattedQuery: row.formatted_query, ...figures(row) }));
+}
+
+/**
+ * Queries run in both the window and the one of the same length before it whose mean time rose by
+ * more than `thresholdPercent`, the largest rise first.
+ */
+export async function regressedQueries(db: Db, environmentId: string, window: Window, thresholdPercent: number, limit: number): Promise<RegressedQuery[]> {
+  await requireEnvironment(db, environmentId);
+  const length = window.to.getTime() - window.from.getTime();
+  const before: Window = { from: new Date(window.from.getTime() - length), to: window.from };
+  const rows = await rowsOf<{ hash: string; formatted_query: string | null; calls: string; mean: number; previous_calls: string; previous_mean: number }>(
+    db,
+    sql`SELECT cur.hash, c.formatted_query, cur.calls, cur.total_time_ms / cur.calls AS mean,
+               prev.calls AS previous_calls, prev.total_time_ms / prev.calls AS previous_mean
+        FROM ${sumsIn(environmentId, window)} cur
+        JOIN ${sumsIn(environmentId, before)} prev ON prev.hash = cur.hash
+        LEFT JOIN catalog_queries c ON c.environment_id = ${environmentId} AND c.hash = cur.hash
+        WHERE prev.total_time_ms > 0
+          AND cur.total_time_ms / cur.calls > (prev.total_time_ms / prev.calls) * ${1 + thresholdPercent / 100}
+        ORDER BY (cur.total_time_ms / cur.calls) / (prev.total_time_ms / prev.calls) DESC, cur.hash
+        LIMIT ${limit}`,
+  );
+  return rows.map((row) => ({
+    hash: row.hash,
+    formattedQuery: row.formatted_query,
+    calls: Number(row.calls),
+    meanTimeMs: Number(row.mean),
+    previousCalls: Number(row.previous_calls),
+    previousMeanTimeMs: Number(row.previous_mean),
+    changePercent: (Number(row.mean) / Number(row.previous_mean) - 1) * 100,
+  }));
+}

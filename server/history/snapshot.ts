@@ -1,0 +1,190 @@
+// One snapshot of an environment's production history: every production connection's
+// pg_stat_statements read through the gateway (read only; the user's statistics are never reset),
+// each entry compared with the connection's previous snapshot (deltas.ts), the work summed per query
+// over primary and replicas and stored as one point per query at the snapshot's time.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { readStatementCounters, StatementsReadError, type StatementCounters } from '../../analyzer/statements';
+import { connections, environments } from '../db/schema';
+import type { Db } from '../db/store';
+import { rowsOf, withRetry } from '../catalog/sql';
+import type { Services } from '../trpc';
+import { diffCounters, sumByHash, type Counter, type Figures } from './deltas';
+import { announceNewQueries, announceRegressions } from './announce';
+
+export interface ConnectionOutcome {
+  id: string;
+  label: string;
+  /** baseline: the first snapshot (or one after a reset mid-read), no points; points: compared with the previous one. */
+  result: 'baseline' | 'points' | 'stale' | 'error';
+  error?: string;
+}
+
+export interface SnapshotOutcome {
+  environmentId: string;
+  at: Date;
+  connections: ConnectionOutcome[];
+  /** Queries with a point at `at`. */
+  points: number;
+}
+
+type Target = { id: string; label: string; connectionString: string | null; error?: string };
+
+async function productionTargets(services: Services, environmentId: string): Promise<Target[]> {
+  const rows = await services.store.db
+    .select({ id: connections.id, label: connections.label, sealed: connections.connectionStringEncrypted })
+    .from(connections)
+    .where(and(eq(connections.environmentId, environmentId), eq(connections.role, 'production')))
+    .orderBy(asc(connections.createdAt), asc(connections.id));
+  return rows.map(({ id, label, sealed }) => {
+    try {
+      return { id, label, connectionString: services.secrets.decrypt(sealed) };
+    } catch (error) {
+      return { id, label, connectionString: null, error: `The connection string cannot be decrypted: ${(error as Error).message}` };
+    }
+  });
+}
+
+/**
+ * Snapshots every production connection of the environment. A connection that cannot be read is
+ * reported and keeps its previous snapshot (the next one covers both intervals). Null when the
+ * environment no longer exists.
+ */
+export async function takeHistorySnapshot(services: Services, environmentId: string, options: { now?: Date } = {}): Promise<SnapshotOutcome | null> {
+  const [env] = await services.store.db.select({ id: environments.id }).from(environments).where(eq(environments.id, environmentId));
+  if (!env) return null;
+  const targets = await productionTargets(services, environmentId);
+  const at = options.now ?? new Date();
+  const readings = await Promise.all(
+    targets.map(async (target): Promise<StatementCounters | Error> => {
+      if (target.connectionString === null) return new Error(target.error);
+      try {
+        return await readStatementCounters(target.connectionString);
+      } catch (error) {
+        if (!(error instanceof StatementsReadError)) console.error('[history]', error);
+        return error instanceof StatementsReadError ? error : new Error('Reading pg_stat_statements failed');
+      }
+    }),
+  );
+
+  const outcomes: ConnectionOutcome[] = [];
+  const { points, known, baselineHashes } = await withRetry(() =>
+    services.store.db.transaction(async (tx) => {
+      outcomes.length = 0;
+      const parts: Map<string, Figures>[] = [];
+      const known = new Set<string>();
+      const baselineHashes = new Set<string>();
+      for (const [i, target] of targets.entries()) {
+        const reading = readings[i]!;
+        if (reading instanceof Error) {
+          outcomes.push({ id: target.id, label: target.label, result: 'error', error: reading.message });
+          continue;
+        }
+        const previous = await previousSnapshot(tx, target.id);
+        if (previous && previous.takenAt >= at) {
+          // another process stored a later snapshot meanwhile: this reading is older than its baseline
+          outcomes.push({ id: target.id, label: target.label, result: 'stale' });
+          continue;
+        }
+        for (const counter of previous?.counters.values() ?? []) known.add(counter.hash);
+        const current = { counters: reading.counters, statsReset: reading.info?.statsReset ?? null, resetDuringRead: reading.resetDuringRead };
+        const delta = diffCounters(previous, current);
+        if (delta) parts.push(delta);
+        else for (const counter of reading.counters) baselineHashes.add(counter.hash);
+        await storeSnapshot(tx, environmentId, target.id, at, reading);
+        outcomes.push({ id: target.id, label: target.label, result: delta ? 'points' : 'baseline' });
+      }
+      const points = sumByHash(parts);
+      await storePoints(tx, environmentId, at, points);
+      return { points, known, baselineHashes };
+    }),
+  );
+
+  // A query is new when no connection's previous snapshot had it; announced once per environment.
+  const appeared = [...points.keys()].filter((hash) => !known.has(hash));
+  await announceNewQueries(services, environmentId, at, appeared, baselineHashes);
+  await announceRegressions(services, environmentId, at);
+  return { environmentId, at, connections: outcomes, points: points.size };
+}
+
+interface PreviousSnapshot {
+  takenAt: Date;
+  statsReset: string | null;
+  counters: Map<string, Counter>;
+}
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+async function previousSnapshot(tx: Tx, connectionId: string): Promise<PreviousSnapshot | null> {
+  // the row lock: two snapshots of one connection never interleave their read-compare-write
+  const [baseline] = await rowsOf<{ taken_at: string | Date; stats_reset: string | null }>(
+    tx,
+    sql`SELECT taken_at, stats_reset FROM history_baselines WHERE connection_id = ${connectionId} FOR UPDATE`,
+  );
+  if (!baseline) return null;
+  const rows = await rowsOf<Counter>(
+    tx,
+    sql`SELECT entry, hash, calls, total_time_ms AS "totalTimeMs", rows, shared_blks_hit AS "sharedBlksHit", shared_blks_read AS "sharedBlksRead"
+        FROM history_counters WHERE connection_id = ${connectionId}`,
+  );
+  return {
+    takenAt: new Date(baseline.taken_at),
+    statsReset: baseline.stats_reset,
+    counters: new Map(rows.map((row) => [row.entry, row])),
+  };
+}
+
+/** Keeps this reading as the connection's previous snapshot: its counters replace the last ones. */
+async function storeSnapshot(tx: Tx, environmentId: string, connectionId: string, at: Date, reading: StatementCounters): Promise<void> {
+  await tx.execute(sql`DELETE FROM history_counters WHERE connection_id = ${connectionId}`);
+  if (reading.counters.length > 0) {
+    const json = JSON.stringify(
+      reading.counters.map((c) => ({
+        entry: c.entry,
+        hash: c.hash,
+        calls: c.calls,
+        total_time_ms: c.totalTimeMs,
+        rows: c.rows,
+        shared_blks_hit: c.sharedBlksHit,
+        shared_blks_read: c.sharedBlksRead,
+      })),
+    );
+    // one entry may be listed twice if pg_stat_statements changed under the read: the last one wins
+    await tx.execute(sql`
+      INSERT INTO history_counters (connection_id, entry, hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read)
+      SELECT DISTINCT ON (entry) ${connectionId}, entry, hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read
+      FROM json_to_recordset(${json}::json)
+        AS r(entry text, hash text, calls float8, total_time_ms float8, rows float8, shared_blks_hit float8, shared_blks_read float8)`);
+  }
+  await tx.execute(sql`
+    INSERT INTO history_baselines (connection_id, environment_id, taken_at, stats_reset, dealloc)
+    VALUES (${connectionId}, ${environmentId}, ${at.toISOString()}, ${reading.info?.statsReset ?? null}, ${reading.info?.dealloc ?? null})
+    ON CONFLICT (connection_id) DO UPDATE
+      SET taken_at = excluded.taken_at, stats_reset = excluded.stats_reset, dealloc = excluded.dealloc`);
+}
+
+/** One point per query at `at`; a point already there (another connection's part) is added to. */
+export async function storePoints(tx: Pick<Db, 'execute'>, environmentId: string, at: Date, points: Map<string, Figures>): Promise<void> {
+  if (points.size === 0) return;
+  const json = JSON.stringify(
+    [...points].map(([hash, f]) => ({
+      hash,
+      calls: Math.round(f.calls),
+      total_time_ms: f.totalTimeMs,
+      rows: Math.round(f.rows),
+      shared_blks_hit: Math.round(f.sharedBlksHit),
+      shared_blks_read: Math.round(f.sharedBlksRead),
+    })),
+  );
+  await tx.execute(sql`
+    INSERT INTO history_points (environment_id, hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read)
+    SELECT ${environmentId}, hash, ${at.toISOString()}::timestamptz, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read
+    FROM json_to_recordset(${json}::json)
+      AS r(hash text, calls bigint, total_time_ms float8, rows bigint, shared_blks_hit bigint, shared_blks_read bigint)
+    ORDER BY hash
+    ON CONFLICT (environment_id, hash, at) DO UPDATE SET
+      calls = history_points.calls + excluded.calls,
+      total_time_ms = history_points.total_time_ms + excluded.total_time_ms,
+      rows = history_points.rows + excluded.rows,
+      shared_blks_hit = history_points.shared_blks_hit + excluded.shared_blks_hit,
+      shared_blks_read = history_points.shared_blks_read + excluded.shared_blks_read`);
+}

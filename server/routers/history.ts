@@ -1,0 +1,77 @@
+// Production history: a query's work over time, the heaviest queries of a window, regressions.
+import type { TRPCRouterRecord } from '@trpc/server';
+import { z } from 'zod';
+import { envIdInput } from '../../shared/environments';
+import { historyPoint, historySnapshotOutput, queryHistoryInput, regressedQuery, regressedQueriesInput, topQueriesInput, topQuery } from '../../shared/history';
+import { conflict, notFound } from '../errors';
+import { takeHistorySnapshot } from '../history/snapshot';
+import { queryHistory, regressedQueries, topQueries, windowOf } from '../history/read';
+import { publicProcedure } from '../trpc';
+
+const TAG = ['Production history'];
+const WINDOW = '`from` and `to` are ISO 8601 (default: the last 24 hours); 400 when `from` is not before `to` or the window is longer than 400 days.';
+
+export const historyRouter = {
+  query: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/env/{id}/queries/{hash}/history',
+        tags: TAG,
+        summary: "One query's production work over time: a point per snapshot (per hour past full-resolution retention)",
+        description: WINDOW,
+      },
+    })
+    .input(queryHistoryInput)
+    .output(z.array(historyPoint))
+    .query(({ ctx, input }) => queryHistory(ctx.store.db, input.id, input.hash, windowOf(input))),
+
+  top: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/env/{id}/history/top',
+        tags: TAG,
+        summary: "The environment's heaviest production queries in a window, by total time, calls or mean time",
+        description: WINDOW,
+      },
+    })
+    .input(topQueriesInput)
+    .output(z.array(topQuery))
+    .query(({ ctx, input }) => topQueries(ctx.store.db, input.id, windowOf(input), input.by, input.limit)),
+
+  regressed: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/env/{id}/history/regressed',
+        tags: TAG,
+        summary: 'Queries whose mean time in the window rose by more than `threshold` percent against the previous window of the same length',
+        description: WINDOW,
+      },
+    })
+    .input(regressedQueriesInput)
+    .output(z.array(regressedQuery))
+    .query(({ ctx, input }) => regressedQueries(ctx.store.db, input.id, windowOf(input), input.threshold, input.limit)),
+
+  snapshot: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/env/{id}/history/snapshot',
+        tags: TAG,
+        summary: "Read production's pg_stat_statements now, besides the schedule",
+        description:
+          'The first reading of a connection is its baseline; each later one stores the work done since the previous reading. ' +
+          '409 without a production connection. Each connection reports its own result.',
+      },
+    })
+    .input(envIdInput)
+    .output(historySnapshotOutput)
+    .mutation(async ({ ctx, input }) => {
+      const outcome = await takeHistorySnapshot(ctx, input.id);
+      if (!outcome) throw notFound(`Environment ${input.id}`);
+      if (outcome.connections.length === 0) throw conflict('The environment has no connection with role production; add one to record its history');
+      return { ...outcome, at: outcome.at.toISOString() };
+    }),
+} satisfies TRPCRouterRecord;
