@@ -8,6 +8,7 @@
 // Production code cannot import test/support, hence this small launcher of its own.
 import path from 'node:path';
 import type pg from 'pg';
+import { stopResizer } from './file-resizer.js';
 import { embeddedBinaries, startCluster } from './postgres-process';
 import { prepareShadowServer } from './shadow-access.js';
 
@@ -60,7 +61,10 @@ export async function startShadowServer(options: ShadowServerOptions = {}): Prom
     dataDir: cluster.dataDir,
     fileOwner: cluster.owner,
     connection: (database = 'postgres', user = 'postgres') => ({ host: cluster.socketDir, port, user, database }),
-    stop: () => cluster.stop(),
+    stop: () => {
+      stopResizer(server);
+      return cluster.stop();
+    },
   };
   try {
     await prepareShadowServer(server);

@@ -92,6 +92,14 @@ export class ShadowSession {
     return plan(await this.client.query(text));
   }
 
+  /**
+   * BEGIN and one statement of the advisor's own making, in one round trip (the simple protocol
+   * takes both). Never a text that came from anywhere else: those go through explain() only.
+   */
+  async beginWith(ownStatement: string): Promise<void> {
+    await this.client.query(`BEGIN; ${ownStatement}`);
+  }
+
   /** Whether explain() has planned this text before: then it needs no transaction of its own. */
   knows(sql: string): boolean {
     return this.accepted.has(sql);

@@ -27,6 +27,7 @@ import pg from 'pg';
 import type { ShadowServer } from './shadow-server.js';
 import type { SourceSnapshot, SourceRelation } from './source.js';
 import { groupBy } from '../shared/collections.js';
+import { resizeAsOwner } from './file-resizer.js';
 import type { PlanNode } from '../shared/plan.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { ShadowSession } from './shadow-session.js';
@@ -303,12 +304,13 @@ async function resizeFiles(server: ShadowServer, segments: { file: string; bytes
     }
     return;
   }
-  const script = grow ? 'umask 077 && exec truncate -s "$0" -- "$@"' : 'umask 077 && exec truncate -c -s "$0" -- "$@"';
-  for (const [bytes, group] of groupBy(segments, (s) => s.bytes)) {
-    const files = group.map((s) => s.file);
-    for (let i = 0; i < files.length; i += 200) {
-      await run('sh', ['-c', script, `${grow ? '>' : '<'}${bytes}`, ...files.slice(i, i + 200)], owner);
-    }
+  if (await resizeAsOwner(server, owner, segments, grow)) return;
+  // Without the resizer (file-resizer.ts): one shell for many files, sizes and paths as pairs of arguments.
+  const truncate = grow ? 'truncate -s "$1" -- "$2"' : 'truncate -c -s "$1" -- "$2"';
+  const script = `umask 077 && while [ $# -gt 1 ]; do ${truncate} || exit 1; shift 2; done`;
+  for (let i = 0; i < segments.length; i += 250) {
+    const pairs = segments.slice(i, i + 250).flatMap(({ file, bytes }) => [`${grow ? '>' : '<'}${bytes}`, file]);
+    await run('sh', ['-c', script, 'sh', ...pairs], owner);
   }
 }
 
@@ -389,10 +391,12 @@ export async function explain(session: ShadowSession, sql: string, validIndexOid
   await loadParser(); // the statement gate parses with libpg_query
   // Nothing to flip and nothing to probe: one round trip, in its own implicit transaction.
   if (!validIndexOids.length && session.knows(sql)) return session.explain(sql);
-  await session.query('BEGIN');
+  if (!validIndexOids.every((oid) => Number.isSafeInteger(oid) && oid > 0)) throw new Error(`not index oids: ${validIndexOids.join(', ')}`);
+  // indcheckxmin false: the updated pg_index row is new, and a set flag would hide the index.
+  // Oids are integers read from the shadow's catalog, so the statement is ours alone.
+  if (validIndexOids.length) await session.beginWith(`SELECT ${SET_INDEXES_VALID}('{${validIndexOids.join(',')}}'::pg_catalog.oid[], true)`);
+  else await session.query('BEGIN');
   try {
-    // indcheckxmin false: the updated pg_index row is new, and a set flag would hide the index.
-    if (validIndexOids.length) await session.query(`SELECT ${SET_INDEXES_VALID}($1::oid[], true)`, [validIndexOids]);
     return await session.explain(sql);
   } finally {
     await session.query('ROLLBACK');

@@ -115,35 +115,39 @@ interface Timed {
   detail: string;
 }
 
-/** POST a run, then poll its verdict until it is no longer pending. */
+/**
+ * POST a run, then poll its verdict until it is no longer pending. The time is the server's own:
+ * from just before the POST to the verdict's analyzedAt (same machine, same clock), so neither the
+ * polling interval nor the polls themselves (each reads and judges the whole run) weigh on it.
+ */
 async function timedRun(server: Server, runId: string, branch: string, queries: string[]): Promise<Timed> {
   const run = { repo: 'bench/app', runId, branch, queries: queries.map((query) => ({ query, hash: fingerprintOf(query), calls: 1 })) };
-  const t0 = performance.now();
+  const t0 = Date.now();
   const posted = await api<{ id: string }>(server, 'POST', '/ci/runs', run);
   for (;;) {
-    const verdict = await api<{ status: string; reason: string | null; summary: Record<string, number> }>(server, 'GET', `/ci/runs/${posted.body.id}/verdict`);
+    await sleep(250);
+    const verdict = await api<{ status: string; reason: string | null; analyzedAt: string | null; summary: Record<string, number> }>(server, 'GET', `/ci/runs/${posted.body.id}/verdict`);
     if (verdict.body.status !== 'pending') {
-      const seconds = (performance.now() - t0) / 1000;
+      const seconds = (Date.parse(verdict.body.analyzedAt ?? new Date().toISOString()) - t0) / 1000;
       const s = verdict.body.summary;
       const detail = verdict.body.status === 'unavailable' ? (verdict.body.reason ?? '') : `${s.newQueries} new, ${s.needIndex} need an index, ${s.regressions} regressions`;
       return { seconds, status: verdict.body.status, detail };
     }
-    if (performance.now() - t0 > 30 * 60_000) throw new Error(`run ${runId}: still pending after 30 minutes`);
-    await sleep(100);
+    if (Date.now() - t0 > 30 * 60_000) throw new Error(`run ${runId}: still pending after 30 minutes`);
   }
 }
 
-/** POST Analyze, then poll until it is done. */
+/** POST Analyze, then poll until it is done; timed like a run, to the analysis's finishedAt. */
 async function timedAnalyze(server: Server, envId: string): Promise<Timed> {
-  const t0 = performance.now();
+  const t0 = Date.now();
   await api(server, 'POST', `/env/${envId}/analyze`);
   for (;;) {
-    const latest = await api<{ status: string; queryCount: number; error: string | null; indexes: unknown[] }>(server, 'GET', `/env/${envId}/analyze`);
+    await sleep(250);
+    const latest = await api<{ status: string; finishedAt: string | null; queryCount: number; error: string | null; indexes: unknown[] }>(server, 'GET', `/env/${envId}/analyze`);
     if (latest.body.status !== 'running') {
-      const seconds = (performance.now() - t0) / 1000;
+      const seconds = (Date.parse(latest.body.finishedAt ?? new Date().toISOString()) - t0) / 1000;
       return { seconds, status: latest.body.status, detail: latest.body.error ?? `${latest.body.queryCount} queries, ${latest.body.indexes.length} indexes recommended` };
     }
-    await sleep(200);
   }
 }
 
