@@ -1,8 +1,12 @@
 // Renders the app's routes for component tests, with the real providers pointed at a real server.
-import { render } from '@testing-library/react';
+import { configure, render } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { AppRoutes } from '../App';
 import { AppProviders } from '../providers';
+
+// These pages wait on a real server that shares two cores with the rest of the suite: findBy and
+// waitFor get the time a loaded machine needs, not testing-library's one-second default.
+configure({ asyncUtilTimeout: 10_000 });
 
 /** Shows the current path, so tests can assert where a click led. */
 function LocationProbe() {
