@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Io } from './ci-report';
 
@@ -75,8 +75,10 @@ async function buildClientIfMissing(io: Io): Promise<void> {
 
 /** Starts `server/main.ts` through tsx as a child, its own lines shown indented; resolves once it answers. */
 async function startServer(base: string, env: NodeJS.ProcessEnv, io: Io): Promise<ChildProcess> {
-  const tsx = createRequire(import.meta.url).resolve('tsx/cli');
-  const child = spawn(process.execPath, [tsx, path.join(root, 'server', 'main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // tsx as a loader, not its CLI: the CLI stands between us and the server and SIGKILLs it when the
+  // server has not acknowledged a Ctrl-C within 30 ms (a busy machine), leaving its PostgreSQL behind
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  const child = spawn(process.execPath, ['--import', tsx, path.join(root, 'server', 'main.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const show = (write: (line: string) => void) => (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) {
       // the demo's own lines are shown as steps below
