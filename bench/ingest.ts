@@ -107,7 +107,7 @@ async function benchBackend(kind: string) {
     const { migrate } = await import('drizzle-orm/pglite/migrator');
     const db = drizzle(client);
     await migrate(db, { migrationsFolder: new URL('../server/db/migrations', import.meta.url).pathname });
-    store = { db: db as unknown as Store['db'], kind: 'pglite', connection: { pglite: client }, close: () => client.close() };
+    store = { db: db as unknown as Store['db'], kind: 'pglite', connection: { pglite: client }, read: async ({ text, values }) => (await client.query(text, values)).rows as never, close: () => client.close() };
     floor = client;
     cleanup = () => client.close();
   }

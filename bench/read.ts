@@ -3,11 +3,12 @@
 // An environment holds BENCH_CATALOG queries (default 100,000; another environment beside it holds a
 // tenth as many, so the environment filter matters), seen over 30 days from CI, production and by
 // hand, a tenth of them with an analysis. BENCH_CLIENTS clients (10), on a thread of their own, send
-// GET requests over HTTP to the real app in a loop, BENCH_REQUESTS in all per scenario (2,000);
-// requests/s and p50/p95 are printed per scenario. Beside each, the floor: the same SQL the endpoint
-// sends, sent straight through the driver (the app's own pg.Pool, or PGlite's own client) by as many
-// concurrent callers, with no HTTP, no tRPC and no ORM. The last column sends, the same way, the SQL
-// the list sent before it read an index (a sort of the whole catalog and a count(*)).
+// GET requests over HTTP to the real app in a loop, BENCH_REQUESTS in all per scenario (2,000), after a
+// tenth as many that are not measured; requests/s and p50/p95 are printed per scenario. Beside each,
+// the floor: the same SQL the endpoint sends, sent straight through the store's driver (the app's own
+// pg.Pool, or PGlite's own client) by as many concurrent callers, with no HTTP, no tRPC and no ORM.
+// The last column sends, the same way, the SQL the list sent before it read an index (a sort of the
+// whole catalog, a count(*), and a lookup of each row's latest analysis).
 //
 // Options (environment): BENCH_CATALOG, BENCH_CLIENTS, BENCH_REQUESTS, BENCH_BEFORE_REQUESTS (200),
 // BENCH_BACKENDS (postgres,pglite).
@@ -24,6 +25,7 @@ import { openStore, type Store } from '../server/db/store';
 import { createSecrets } from '../server/secrets';
 import { withJobs } from '../server/services';
 import { newId } from '../server/ids';
+import { pageQuery } from '../server/catalog/read';
 import { startPostgres } from '../test/support/postgres';
 
 const CATALOG = Number(process.env.BENCH_CATALOG ?? 100_000);
@@ -33,9 +35,11 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2_000);
 const BEFORE_REQUESTS = Number(process.env.BENCH_BEFORE_REQUESTS ?? 200);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'postgres,pglite').split(',');
 
-/** What the driver answers: rows, whichever driver. */
-interface Driver {
-  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+/** One statement as the store's driver takes it; a name makes it prepared (PostgreSQL). */
+interface Statement {
+  name?: string;
+  text: string;
+  values: unknown[];
 }
 
 interface Scenario {
@@ -43,42 +47,34 @@ interface Scenario {
   /** Path and query string after /api/env/{id}. */
   path: string;
   /** The SQL the endpoint sends for it, for the floor (each entry one statement, sent in parallel as the endpoint does). */
-  floor: { text: string; params: unknown[] }[];
+  floor: Statement[];
   /** What the list cost before it read an index: the same through the driver, in the old shape. */
-  before?: { text: string; params: unknown[] }[];
+  before?: Statement[];
 }
 
-// The catalog list's SQL as server/catalog/read.ts sends it: the page and the matching count.
-const pageSql = (sourceFilter: boolean, offset: number) => `
+// Before: ORDER BY last_seen_at DESC, id DESC matched no index (the one there had NULLS LAST and id
+// ascending), so every page sorted the environment's whole catalog, and the total was a count(*).
+// Ordering by an expression of last_seen_at matches none of today's indexes either: the same work.
+const oldPageSql = (sourceFilter: boolean, offset: number) => `
   SELECT c.id, c.hash, c.formatted_query, c.first_seen_at, c.last_seen_at, c.last_seen_source, c.ci_run_count,
          c.production_calls, c.production_mean_time_ms, a.cost, a.recommendation_count
   FROM catalog_queries c
   LEFT JOIN query_analyses a ON a.environment_id = c.environment_id AND a.hash = c.hash
   WHERE c.environment_id = $1 ${sourceFilter ? 'AND c.last_seen_source = $2' : ''}
-  ORDER BY c.last_seen_at DESC, c.id DESC
+  ORDER BY c.last_seen_at + interval '0 s' DESC, c.id DESC
   LIMIT 100 OFFSET ${offset}`;
-// Before: ORDER BY last_seen_at DESC, id DESC matched no index (the one there had NULLS LAST and id
-// ascending), so every page sorted the environment's whole catalog, and the total was a count(*).
-// Ordering by an expression of last_seen_at matches none of today's indexes either: the same work.
-const oldPageSql = (sourceFilter: boolean, offset: number) =>
-  pageSql(sourceFilter, offset).replace('ORDER BY c.last_seen_at DESC', "ORDER BY c.last_seen_at + interval '0 s' DESC");
 const oldCountSql = (sourceFilter: boolean) => `
   SELECT count(*)::int AS total FROM catalog_queries WHERE environment_id = $1 ${sourceFilter ? 'AND last_seen_source = $2' : ''}`;
-const countSql = (sourceFilter: boolean) => `
-  SELECT coalesce(sum(n), 0)::int AS total FROM catalog_counts
-  WHERE environment_id = $1 ${sourceFilter ? 'AND source = $2' : ''}`;
 
 function catalogScenarios(environmentId: string): Scenario[] {
   const list = (name: string, offset: number, source?: string): Scenario => ({
     name,
     path: `/queries?limit=100${offset ? `&offset=${offset}` : ''}${source ? `&source=${source}` : ''}`,
-    floor: [
-      { text: pageSql(Boolean(source), offset), params: source ? [environmentId, source] : [environmentId] },
-      { text: countSql(Boolean(source)), params: source ? [environmentId, source] : [environmentId] },
-    ],
+    // the list's one statement, page and total, as server/catalog/read.ts sends it
+    floor: [pageQuery({ id: environmentId, source: source as 'production' | undefined, limit: 100, offset })],
     before: [
-      { text: oldPageSql(Boolean(source), offset), params: source ? [environmentId, source] : [environmentId] },
-      { text: oldCountSql(Boolean(source)), params: source ? [environmentId, source] : [environmentId] },
+      { text: oldPageSql(Boolean(source), offset), values: source ? [environmentId, source] : [environmentId] },
+      { text: oldCountSql(Boolean(source)), values: source ? [environmentId, source] : [environmentId] },
     ],
   });
   return [list('catalog list, first page', 0), list('catalog list, page 5', 400), list('catalog list, source=production', 0, 'production')];
@@ -114,8 +110,8 @@ function historyScenarios(environmentId: string): Scenario[] {
       name: `query history, ${days === 1 ? '24 h (144 points)' : `${days} d (${days * 144} points)`}`,
       path: `/queries/${HISTORY_HASH}/history?from=${from}&to=${to}`,
       floor: [
-        { text: envExistsSql, params: [environmentId] },
-        { text: queryHistorySql, params: [environmentId, from, to, HISTORY_HASH] },
+        { text: envExistsSql, values: [environmentId] },
+        { text: queryHistorySql, values: [environmentId, from, to, HISTORY_HASH] },
       ],
     };
   };
@@ -127,8 +123,8 @@ function historyScenarios(environmentId: string): Scenario[] {
       name: 'history top 20 by total time, 24 h (144,000 points)',
       path: `/history/top?from=${from}&to=${to}&limit=20`,
       floor: [
-        { text: envExistsSql, params: [environmentId] },
-        { text: topSql, params: [environmentId, from, to] },
+        { text: envExistsSql, values: [environmentId] },
+        { text: topSql, values: [environmentId, from, to] },
       ],
     },
   ];
@@ -190,13 +186,16 @@ async function seed(store: Store): Promise<string> {
   return main;
 }
 
+/** Calls made and not measured before each measure, a tenth as many: JIT, plan caches, pooled connections. */
+const warmupFor = (requests: number) => Math.ceil(requests / 10);
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 }
 
 /** CLIENTS loops sharing REQUESTS calls of `call`; requests/s over the whole and latency percentiles. */
 async function drive(call: () => Promise<void>, requests = REQUESTS) {
-  for (let i = 0; i < 5; i++) await call(); // warm-up: plan caches, JIT, connections
+  for (let i = 0; i < warmupFor(requests); i++) await call();
   const latencies: number[] = [];
   let left = requests;
   const t0 = performance.now();
@@ -237,7 +236,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 `;
 
 async function driveHttp(url: string) {
-  const worker = new Worker(CLIENT_THREAD, { eval: true, workerData: { url, clients: CLIENTS, requests: REQUESTS, warmup: 5 } });
+  const worker = new Worker(CLIENT_THREAD, { eval: true, workerData: { url, clients: CLIENTS, requests: REQUESTS, warmup: warmupFor(REQUESTS) } });
   const result = await new Promise<{ seconds: number; latencies: number[]; error?: string }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
@@ -259,8 +258,8 @@ async function benchBackend(kind: string) {
   } else {
     store = await openStore({});
   }
-  // drizzle keeps the driver's own client (pg.Pool or PGlite) as $client: the floor goes through it
-  const driver = (store.db as unknown as { $client: Driver }).$client;
+  // the floor goes through the store's own driver (pg.Pool or PGlite), as the endpoints' reads do
+  const send = (q: Statement) => store.read({ name: q.name ?? '', text: q.text, values: q.values });
   const t0 = performance.now();
   const environmentId = await seed(store);
   await seedHistory(store, environmentId);
@@ -280,9 +279,9 @@ async function benchBackend(kind: string) {
   for (const scenario of [...catalogScenarios(environmentId), ...historyScenarios(environmentId)]) {
     const api = await driveHttp(base + scenario.path);
     const floor = await drive(async () => {
-      await Promise.all(scenario.floor.map((q) => driver.query(q.text, q.params)));
+      await Promise.all(scenario.floor.map(send));
     });
-    const before = scenario.before ? await drive(() => Promise.all(scenario.before!.map((q) => driver.query(q.text, q.params))).then(() => undefined), BEFORE_REQUESTS) : undefined;
+    const before = scenario.before ? await drive(() => Promise.all(scenario.before!.map(send)).then(() => undefined), BEFORE_REQUESTS) : undefined;
     results.push({ scenario: scenario.name, api, floor, before });
   }
   await new Promise<void>((resolve) => http.close(() => resolve()));

@@ -240,6 +240,12 @@ async function runAnalysis(services: Services, id: string, environmentId: string
   }
 }
 
+/** One row per hash, the first: an upsert may not touch the same row twice in one statement. */
+function firstOfEachHash<T extends { hash: string }>(rows: T[]): T[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => !seen.has(r.hash) && seen.add(r.hash));
+}
+
 /**
  * Stores the analysis. A what-if analysis (`whatIf`) keeps its results on its own row: the
  * catalog's latest costs, and the CI runs that copy them, stay production's.
@@ -265,19 +271,25 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
     return;
   }
   await db.transaction(async (tx) => {
-    // One set-based upsert of every query's latest analysis; analyses of queries no longer in the
-    // catalog go with the old rows.
-    await tx.execute(sql`DELETE FROM query_analyses WHERE environment_id = ${environmentId}`);
+    // One set-based upsert of every query's latest analysis (the first result of a hash counts),
+    // then the analyses of queries no longer in the catalog go. Rows are replaced in place, not
+    // deleted and inserted again, so the catalog's copy of each cost (triggers, migration 0009)
+    // changes only where the cost did.
     if (rows.length > 0) {
       await tx.execute(sql`
         INSERT INTO query_analyses (environment_id, hash, analysis_id, cost, plan_shape, plan, plan_after,
                                     recommendations, recommendation_count, total_saved, error, analyzed_at)
         SELECT ${environmentId}, r.hash, ${id}, r.cost, r.plan_shape, r.plan, r.plan_after,
                coalesce(r.recommendations, '[]'::jsonb), r.recommendation_count, r.total_saved, r.error, ${analyzedAt}::timestamptz
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(hash text, cost float8, plan_shape text, plan jsonb, plan_after jsonb,
+        FROM jsonb_to_recordset(${JSON.stringify(firstOfEachHash(rows))}::jsonb) AS r(hash text, cost float8, plan_shape text, plan jsonb, plan_after jsonb,
              recommendations jsonb, recommendation_count int, total_saved float8, error text)
-        ON CONFLICT (environment_id, hash) DO NOTHING`);
+        ON CONFLICT (environment_id, hash) DO UPDATE SET
+          analysis_id = excluded.analysis_id, cost = excluded.cost, plan_shape = excluded.plan_shape, plan = excluded.plan,
+          plan_after = excluded.plan_after, recommendations = excluded.recommendations,
+          recommendation_count = excluded.recommendation_count, total_saved = excluded.total_saved, error = excluded.error,
+          analyzed_at = excluded.analyzed_at`);
     }
+    await tx.execute(sql`DELETE FROM query_analyses WHERE environment_id = ${environmentId} AND analysis_id <> ${id}`);
     // CI runs stored before this analysis learn their queries' costs now (later runs get them at ingestion).
     await copyCostsToRuns(tx, { environmentId });
     await tx

@@ -7,7 +7,7 @@ import type { Db } from '../db/store';
 import { rowsOf } from './sql';
 
 /** More change rows than this for one environment are folded into one per source. */
-const FOLD_AT = 64;
+export const FOLD_AT = 64;
 
 /** Entries of the environment's catalog, of one source or all. */
 export async function catalogSize(db: Db, environmentId: string, source?: string): Promise<number> {

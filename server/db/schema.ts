@@ -73,6 +73,10 @@ export const catalogQueries = pgTable(
     ciRunCount: integer('ci_run_count').notNull().default(0),
     productionCalls: bigint('production_calls', { mode: 'number' }),
     productionMeanTimeMs: doublePrecision('production_mean_time_ms'),
+    // The latest analysis' cost and recommendation count, copied from query_analyses by its triggers
+    // (migration 0009) so the list reads a page from one index without a lookup per row.
+    cost: doublePrecision('cost'),
+    recommendationCount: integer('recommendation_count'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

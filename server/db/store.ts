@@ -29,6 +29,12 @@ export interface Store {
    * otherwise (a single connection, held by this process alone).
    */
   connection: { databaseUrl: string } | { pglite: PGlite };
+  /**
+   * Runs one statement straight through the driver, rows as the driver makes them: for the hottest
+   * reads, whose SQL already answers in the API's shape, so no ORM maps the rows a second time. On
+   * PostgreSQL a `name` makes it a prepared statement, parsed once per connection.
+   */
+  read<T>(statement: { name: string; text: string; values: unknown[] }): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -73,7 +79,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       throw error;
     });
     const db = drizzlePg(pool, { schema }) as unknown as Db;
-    return { db, kind: 'postgres', connection: { databaseUrl: options.databaseUrl }, close: () => pool.end() };
+    return {
+      db,
+      kind: 'postgres',
+      connection: { databaseUrl: options.databaseUrl },
+      read: async <T>(statement: { name: string; text: string; values: unknown[] }) => (await pool.query(statement)).rows as T[],
+      close: () => pool.end(),
+    };
   }
   let dataDir: string | undefined;
   let lock: ReturnType<typeof lockFolder> | undefined;
@@ -103,6 +115,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     db,
     kind: 'pglite',
     connection: { pglite: client },
+    read: async <T>({ text, values }: { text: string; values: unknown[] }) => (await client.query<T>(text, values)).rows,
     close: async () => {
       await client.close();
       privatize();

@@ -6,7 +6,7 @@ import { catalogEntry, catalogQuery, envIdInput, getQueryInput, listQueriesInput
 import { addManualQuery } from '../catalog/manual';
 import { syncProduction } from '../catalog/production-sync';
 import { countQueries, listQueries, readQuery } from '../catalog/read';
-import { publicProcedure } from '../trpc';
+import { listOutput, publicProcedure } from '../trpc';
 import { rowsWithTotal } from './paging';
 
 const TAG = ['Query catalog'];
@@ -31,8 +31,8 @@ export const catalogRouter = {
       },
     })
     .input(listQueriesInput)
-    .output(z.array(listEntry))
-    .query(async ({ ctx, input }) => rowsWithTotal(ctx, await listQueries(ctx.store.db, input))),
+    .output(listOutput(listEntry))
+    .query(async ({ ctx, input }) => rowsWithTotal(ctx, await listQueries(ctx.store, input))),
 
   /** tRPC only: the total the list's X-Total-Count header carries, for typed clients. */
   count: publicProcedure

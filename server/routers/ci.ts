@@ -5,7 +5,7 @@ import { ciRunDetail, ciRunSummary, getRunInput, ingestRunInput, ingestRunOutput
 import { verdictInput, verdictSchema } from '../../shared/policy';
 import { countRuns, listRuns, readRun, recordCiRun } from '../domain/ci-runs';
 import { readVerdict } from '../verdict/read';
-import { publicProcedure } from '../trpc';
+import { listOutput, publicProcedure } from '../trpc';
 import { rowsWithTotal } from './paging';
 
 const TAG = ['CI runs'];
@@ -43,7 +43,7 @@ export const ciRouter = {
       },
     })
     .input(listRunsInput)
-    .output(z.array(ciRunSummary))
+    .output(listOutput(ciRunSummary))
     .query(async ({ ctx, input }) => rowsWithTotal(ctx, await listRuns(ctx.store.db, input))),
 
   /** tRPC only: the total the list's X-Total-Count header carries, for typed clients. */

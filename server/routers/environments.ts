@@ -5,7 +5,7 @@ import { createEnvironmentInput, envIdInput, environmentDetail, environmentSumma
 import { createEnvironment, deleteEnvironment, listEnvironments, readEnvironment, updateEnvironment } from '../domain/environments';
 import { snapshotRefreshSchema } from '../../shared/snapshot';
 import { refreshSnapshot } from '../verdict/snapshots';
-import { publicProcedure } from '../trpc';
+import { listOutput, publicProcedure } from '../trpc';
 
 const TAG = ['Environments'];
 
@@ -19,7 +19,7 @@ export const environmentsRouter = {
   list: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/env', tags: TAG, summary: 'List environments' } })
     .input(z.object({}).optional())
-    .output(z.array(environmentSummary))
+    .output(listOutput(environmentSummary))
     .query(({ ctx }) => listEnvironments(ctx.store.db)),
 
   get: publicProcedure

@@ -1,12 +1,11 @@
 // Production history: a query's work over time, the heaviest queries of a window, regressions.
 import type { TRPCRouterRecord } from '@trpc/server';
-import { z } from 'zod';
 import { envIdInput } from '../../shared/environments';
 import { historyPoint, historySnapshotOutput, queryHistoryInput, regressedQuery, regressedQueriesInput, topQueriesInput, topQuery } from '../../shared/history';
 import { conflict, notFound } from '../errors';
 import { takeHistorySnapshot } from '../history/snapshot';
 import { queryHistory, regressedQueries, topQueries, windowOf } from '../history/read';
-import { publicProcedure } from '../trpc';
+import { listOutput, publicProcedure } from '../trpc';
 
 const TAG = ['Production history'];
 const WINDOW = '`from` and `to` are ISO 8601 (default: the last 24 hours); 400 when `from` is not before `to` or the window is longer than 400 days.';
@@ -23,7 +22,7 @@ export const historyRouter = {
       },
     })
     .input(queryHistoryInput)
-    .output(z.array(historyPoint))
+    .output(listOutput(historyPoint))
     .query(({ ctx, input }) => queryHistory(ctx.store.db, input.id, input.hash, windowOf(input))),
 
   top: publicProcedure
@@ -37,7 +36,7 @@ export const historyRouter = {
       },
     })
     .input(topQueriesInput)
-    .output(z.array(topQuery))
+    .output(listOutput(topQuery))
     .query(({ ctx, input }) => topQueries(ctx.store.db, input.id, windowOf(input), input.by, input.limit)),
 
   regressed: publicProcedure
@@ -51,7 +50,7 @@ export const historyRouter = {
       },
     })
     .input(regressedQueriesInput)
-    .output(z.array(regressedQuery))
+    .output(listOutput(regressedQuery))
     .query(({ ctx, input }) => regressedQueries(ctx.store.db, input.id, windowOf(input), input.threshold, input.limit)),
 
   snapshot: publicProcedure

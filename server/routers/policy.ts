@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { envIdInput } from '../../shared/environments';
 import { acknowledgeInput, acknowledgementSchema, getPolicyInput, policySchema, unacknowledgeInput, updatePolicyInput } from '../../shared/policy';
 import { acknowledgeQuery, getPolicy, listAcknowledgements, unacknowledgeQuery, updatePolicy } from '../domain/policy';
-import { publicProcedure } from '../trpc';
+import { listOutput, publicProcedure } from '../trpc';
 
 const TAG = ['Policy'];
 
@@ -62,6 +62,6 @@ export const policyRouter = {
   acknowledgements: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/acknowledgements', tags: TAG, summary: 'List acknowledged queries, the latest first' } })
     .input(envIdInput)
-    .output(z.array(acknowledgementSchema))
+    .output(listOutput(acknowledgementSchema))
     .query(({ ctx, input }) => listAcknowledgements(ctx.store.db, input.id)),
 } satisfies TRPCRouterRecord;

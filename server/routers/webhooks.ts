@@ -4,7 +4,7 @@ import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { envIdInput } from '../../shared/environments';
 import { createdWebhook, createWebhookInput, listDeliveriesInput, webhookDelivery, webhookRefInput, webhookSummary } from '../../shared/webhooks';
-import { publicProcedure } from '../trpc';
+import { listOutput, publicProcedure } from '../trpc';
 import { addWebhook, listDeliveries, listWebhooks, removeWebhook, testWebhook } from '../webhooks/webhooks';
 
 const TAG = ['Webhooks'];
@@ -28,7 +28,7 @@ export const webhooksRouter = {
   list: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/webhooks', tags: TAG, summary: "List the environment's webhooks, URLs masked" } })
     .input(envIdInput)
-    .output(z.array(webhookSummary))
+    .output(listOutput(webhookSummary))
     .query(({ ctx, input }) => listWebhooks(ctx.store.db, input.id)),
 
   remove: publicProcedure
@@ -54,6 +54,6 @@ export const webhooksRouter = {
   deliveries: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/webhooks/deliveries', tags: TAG, summary: "The latest deliveries of the environment's webhooks, newest first" } })
     .input(listDeliveriesInput)
-    .output(z.array(webhookDelivery))
+    .output(listOutput(webhookDelivery))
     .query(({ ctx, input }) => listDeliveries(ctx.store.db, input.id, input.limit)),
 } satisfies TRPCRouterRecord;
