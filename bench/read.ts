@@ -3,9 +3,9 @@
 // An environment holds BENCH_CATALOG queries (default 100,000; another environment beside it holds a
 // tenth as many, so the environment filter matters), seen over 30 days from CI, production and by
 // hand, a tenth of them with an analysis. BENCH_CLIENTS clients (10), on a thread of their own, send
-// GET requests over HTTP to the real app in a loop, BENCH_REQUESTS in all per scenario (2,000), after a
-// tenth as many that are not measured; requests/s and p50/p95 are printed per scenario. Beside each,
-// the floor: the same SQL the endpoint sends, sent straight through the store's driver (the app's own
+// GET requests over HTTP to the real app in a loop, BENCH_REQUESTS in all per scenario (2,000),
+// after unmeasured ones (a tenth as many, for 3 s at least); requests/s and p50/p95 are printed per
+// scenario. Beside each, the floor: the same SQL the endpoint sends, sent straight through the store's driver (the app's own
 // pg.Pool, or PGlite's own client) by as many concurrent callers, with no HTTP, no tRPC and no ORM.
 // The last column sends, the same way, the SQL the list sent before it read an index (a sort of the
 // whole catalog, a count(*), and a lookup of each row's latest analysis).
@@ -186,8 +186,13 @@ async function seed(store: Store): Promise<string> {
   return main;
 }
 
-/** Calls made and not measured before each measure, a tenth as many: JIT, plan caches, pooled connections. */
+/**
+ * Before each measure, calls made and not measured, by all clients at once: a tenth as many as
+ * measured and for at least WARMUP_MS, so the JIT, the plan caches and the pooled connections are
+ * as a server that has run for a while has them, whichever scenario comes first.
+ */
 const warmupFor = (requests: number) => Math.ceil(requests / 10);
+const WARMUP_MS = 3_000;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
@@ -195,7 +200,11 @@ function percentile(sorted: number[], p: number): number {
 
 /** CLIENTS loops sharing REQUESTS calls of `call`; requests/s over the whole and latency percentiles. */
 async function drive(call: () => Promise<void>, requests = REQUESTS) {
-  for (let i = 0; i < warmupFor(requests); i++) await call();
+  let warm = warmupFor(requests);
+  const warmUntil = performance.now() + WARMUP_MS;
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (warm-- > 0 || performance.now() < warmUntil) await call();
+  }));
   const latencies: number[] = [];
   let left = requests;
   const t0 = performance.now();
@@ -213,18 +222,33 @@ async function drive(call: () => Promise<void>, requests = REQUESTS) {
   return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95) };
 }
 
-// The HTTP clients run on a thread of their own, as real clients are elsewhere: their fetch and
-// parsing would otherwise be charged to the server's event loop. Same loop as drive(), as source.
+// The HTTP clients run on a thread of their own, as real clients are elsewhere: their requests and
+// reading would otherwise be charged to the server's event loop. They still share this machine's
+// cores with the server and the database, so they are as lean as a client gets: node:http on
+// keep-alive connections, one per client (fetch costs several times the CPU per request). Same loop
+// as drive(), as source.
 const CLIENT_THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
 (async () => {
   const { url, clients, requests, warmup } = workerData;
-  const call = async () => {
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(url + ': ' + response.status + ' ' + (await response.text()));
-    await response.arrayBuffer();
-  };
-  for (let i = 0; i < warmup; i++) await call();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  const call = () => new Promise((resolve, reject) => {
+    http.get(url, { agent }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => {
+        if (response.statusCode === 200) resolve();
+        else reject(new Error(url + ': ' + response.statusCode + ' ' + Buffer.concat(chunks).toString()));
+      });
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+  let warm = warmup.calls;
+  const warmUntil = performance.now() + warmup.ms;
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (warm-- > 0 || performance.now() < warmUntil) await call();
+  }));
   const latencies = [];
   let left = requests;
   const t0 = performance.now();
@@ -236,7 +260,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 `;
 
 async function driveHttp(url: string) {
-  const worker = new Worker(CLIENT_THREAD, { eval: true, workerData: { url, clients: CLIENTS, requests: REQUESTS, warmup: warmupFor(REQUESTS) } });
+  const worker = new Worker(CLIENT_THREAD, { eval: true, workerData: { url, clients: CLIENTS, requests: REQUESTS, warmup: { calls: warmupFor(REQUESTS), ms: WARMUP_MS } } });
   const result = await new Promise<{ seconds: number; latencies: number[]; error?: string }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
