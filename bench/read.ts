@@ -5,8 +5,9 @@
 // hand, a tenth of them with an analysis. BENCH_CLIENTS clients (10), on a thread of their own, send
 // GET requests over HTTP to the real app in a loop, BENCH_REQUESTS in all per scenario (2,000),
 // after unmeasured ones (a tenth as many, for 3 s at least); requests/s and p50/p95 are printed per
-// scenario. Beside each, the floor: the same SQL the endpoint sends, sent straight through the store's driver (the app's own
-// pg.Pool, or PGlite's own client) by as many concurrent callers, with no HTTP, no tRPC and no ORM.
+// scenario. Beside each, the floor: the same SQL the endpoint sends, sent straight through the
+// store's driver (the app's own pg.Pool, or PGlite's own client) by as many concurrent callers, with
+// no HTTP, no tRPC and no ORM.
 // The last column sends, the same way, the SQL the list sent before it read an index (a sort of the
 // whole catalog, a count(*), and a lookup of each row's latest analysis).
 //
