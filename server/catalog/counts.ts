@@ -7,7 +7,12 @@ import type { Db } from '../db/store';
 import { rowsOf } from './sql';
 
 /** More change rows than this for one environment are folded into one per source. */
-export const FOLD_AT = 64;
+const FOLD_AT = 64;
+
+/** Folds the environment's change rows once a read has seen more than FOLD_AT of them. */
+export async function foldIfPiledUp(db: Pick<Db, 'execute'>, environmentId: string, changeRows: number): Promise<void> {
+  if (changeRows > FOLD_AT) await foldCounts(db, environmentId);
+}
 
 /** Entries of the environment's catalog, of one source or all. */
 export async function catalogSize(db: Db, environmentId: string, source?: string): Promise<number> {
@@ -16,7 +21,7 @@ export async function catalogSize(db: Db, environmentId: string, source?: string
     sql`SELECT coalesce(sum(n), 0)::int AS total, count(*)::int AS rows FROM catalog_counts
         WHERE environment_id = ${environmentId} ${source ? sql`AND source = ${source}` : sql``}`,
   );
-  if ((row?.rows ?? 0) > FOLD_AT) await foldCounts(db, environmentId);
+  await foldIfPiledUp(db, environmentId, row?.rows ?? 0);
   return row?.total ?? 0;
 }
 

@@ -11,7 +11,7 @@ import type { Db, Store } from '../db/store';
 import { notFound } from '../errors';
 import { notFoundInEnvironment, requireEnvironment } from '../domain/environments';
 import type { Page } from '../domain/paging';
-import { catalogSize, FOLD_AT, foldCounts } from './counts';
+import { catalogSize, foldIfPiledUp } from './counts';
 
 /** What production sync records beside the catalog's own fields. */
 interface ProductionFigures {
@@ -98,7 +98,7 @@ export async function listQueries(store: Store, input: ListInput): Promise<Page<
   if (input.q?.trim()) return searchQueries(store.db, input);
   const result = await store.read<PageRow>(pageQuery(input));
   const { total, parts } = result[0]!;
-  if (parts > FOLD_AT) await foldCounts(store.db, input.id);
+  await foldIfPiledUp(store.db, input.id, parts);
   // no row of the catalog: the environment may not exist (404); a page with rows proves it does
   if (result[0]!.id === null) {
     await requireEnvironment(store.db, input.id);
