@@ -27,6 +27,7 @@ import { createSecrets } from '../server/secrets';
 import { withJobs } from '../server/services';
 import { newId } from '../server/ids';
 import { pageQuery } from '../server/catalog/read';
+import { historyQuery } from '../server/history/read';
 import { startPostgres } from '../test/support/postgres';
 
 const CATALOG = Number(process.env.BENCH_CATALOG ?? 100_000);
@@ -82,25 +83,24 @@ function catalogScenarios(environmentId: string): Scenario[] {
 }
 
 // Production history: 7 days of 10-minute points for HISTORY_QUERIES of the catalog's queries, seeded
-// by seedHistory(), ending at HISTORY_END. The SQL is server/history/read.ts's, with the environment's
-// existence check that precedes it.
+// by seedHistory(), ending at HISTORY_END. A query's history is server/history/read.ts's statement;
+// the top queries' SQL is its text, with the environment's existence check that precedes it.
 const HISTORY_QUERIES = 1_000;
 const HISTORY_POINTS_PER_QUERY = 7 * 144;
 const HISTORY_END = new Date(Math.floor(Date.now() / 600_000) * 600_000);
 const historyWindow = (days: number) => ({ from: new Date(HISTORY_END.getTime() - days * 86_400_000).toISOString(), to: HISTORY_END.toISOString() });
 const HISTORY_HASH = '00000000000001f4'; // query 500, one of those with points
 const envExistsSql = 'SELECT id, name, slug, created_at FROM environments WHERE id = $1';
-const pointsInSql = (oneHash: boolean) => {
-  const range = `environment_id = $1 AND at > $2::timestamptz AND at <= $3::timestamptz${oneHash ? ' AND hash = $4' : ''}`;
+const windowPointsSql = (() => {
+  const range = 'environment_id = $1 AND at > $2::timestamptz AND at <= $3::timestamptz';
   return `(SELECT hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM history_points WHERE ${range}
            UNION ALL
            SELECT hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM history_hourly WHERE ${range})`;
-};
-const queryHistorySql = `SELECT at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM ${pointsInSql(true)} p ORDER BY at`;
+})();
 const topSql = `SELECT w.*, c.formatted_query
   FROM (SELECT hash, sum(calls) AS calls, sum(total_time_ms) AS total_time_ms, sum(rows) AS rows,
                sum(shared_blks_hit) AS shared_blks_hit, sum(shared_blks_read) AS shared_blks_read
-        FROM ${pointsInSql(false)} p GROUP BY hash HAVING sum(calls) > 0) w
+        FROM ${windowPointsSql} p GROUP BY hash HAVING sum(calls) > 0) w
   LEFT JOIN catalog_queries c ON c.environment_id = $1 AND c.hash = w.hash
   ORDER BY total_time_ms DESC, w.hash LIMIT 20`;
 
@@ -110,10 +110,8 @@ function historyScenarios(environmentId: string): Scenario[] {
     return {
       name: `query history, ${days === 1 ? '24 h (144 points)' : `${days} d (${days * 144} points)`}`,
       path: `/queries/${HISTORY_HASH}/history?from=${from}&to=${to}`,
-      floor: [
-        { text: envExistsSql, values: [environmentId] },
-        { text: queryHistorySql, values: [environmentId, from, to, HISTORY_HASH] },
-      ],
+      // the endpoint's one statement, as server/history/read.ts sends it
+      floor: [historyQuery(environmentId, HISTORY_HASH, { from: new Date(from), to: new Date(to) })],
     };
   };
   const { from, to } = historyWindow(1);

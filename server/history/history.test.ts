@@ -231,10 +231,15 @@ describe.each(BACKENDS)('the history API on %s', (backend) => {
     expect(answer.body.error.issues.map((i: { path: string }) => i.path)).toContain(field);
   });
 
-  it('answers 404 for an unknown environment', async () => {
-    const answer = await requestJson(`${server.url}/api/env/env_nope/history/top`);
+  it.each(['/history/top', '/queries/00000000000000aa/history'])('answers 404 for %s of an unknown environment', async (path) => {
+    const answer = await requestJson(`${server.url}/api/env/env_nope${path}`);
     expect(answer.status).toBe(404);
     expect(answer.body.error.code).toBe('not_found');
+  });
+
+  it('answers no points for a query production never ran', async () => {
+    const answer = await api('/queries/00000000000000cc/history?from=2026-11-20T00:00:00Z&to=2026-11-21T00:00:00Z');
+    expect(answer).toMatchObject({ status: 200, body: [] });
   });
 
   it('keeps the interval setting per environment: null for the default, 0 for off, at least 5 seconds', async () => {

@@ -23,7 +23,7 @@ export const historyRouter = {
     })
     .input(queryHistoryInput)
     .output(listOutput(historyPoint))
-    .query(({ ctx, input }) => queryHistory(ctx.store.db, input.id, input.hash, windowOf(input))),
+    .query(({ ctx, input }) => queryHistory(ctx.store, input.id, input.hash, windowOf(input))),
 
   top: publicProcedure
     .meta({
