@@ -10,7 +10,7 @@
 // Options (environment): BENCH_RUNS (default 40), BENCH_CATALOG (50000), BENCH_QUERIES (500),
 // BENCH_BACKENDS (pglite,postgres).
 import pg from 'pg';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { openStore, type Store } from '../server/db/store';
 import { ingestRun } from '../server/catalog/ingest';
@@ -102,14 +102,9 @@ async function benchBackend(kind: string) {
     };
   } else {
     // The floor on PGlite goes through PGlite's own client on the same database.
-    const client = await PGlite.create();
-    const { drizzle } = await import('drizzle-orm/pglite');
-    const { migrate } = await import('drizzle-orm/pglite/migrator');
-    const db = drizzle(client);
-    await migrate(db, { migrationsFolder: new URL('../server/db/migrations', import.meta.url).pathname });
-    store = { db: db as unknown as Store['db'], kind: 'pglite', connection: { pglite: client }, read: async ({ text, values }) => (await client.query(text, values)).rows as never, close: () => client.close() };
-    floor = client;
-    cleanup = () => client.close();
+    store = await openStore({});
+    floor = (store.connection as { pglite: PGlite }).pglite;
+    cleanup = () => store.close();
   }
 
   const environmentId = await seed(store);

@@ -2,24 +2,23 @@
 // PostgreSQL with 20,000 orders; a CI run reports queries as pg_stat_statements gives them; Analyze
 // plans them with production's statistics and the SPA shows costs, the index, both plans and what
 // changed in each CI run.
-import { rmSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { buildClient, chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot, visible } from '../support/browser';
+import { screenshot, visible } from '../support/browser';
+import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 import { startPostgres, type PostgresServer } from '../support/postgres';
-import { openTestServices, startTestServer, type TestServer } from '../support/services';
+import { openTestServices, type TestServer } from '../support/services';
 import { BY_CUSTOMER, BY_ID, REFUNDS, createShopDatabase } from '../support/shop';
 import { requestJson } from '../support/api';
 
 
 const REPO = 'acme/shop';
 
-let clientDir: string;
+let app: BrowserApp;
 let server: TestServer;
 let production: PostgresServer;
-let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 let envId = '';
 let mainRunId = '';
 
@@ -34,32 +33,18 @@ async function ingest(runId: string, branch: string, queries: string[]) {
 }
 
 beforeAll(async () => {
-  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium`);
-  const [clientBuild, services, pg] = await Promise.all([
-    buildClient(),
-    openTestServices('pglite'),
-    startPostgres({ statStatements: false }),
-  ]);
-  clientDir = clientBuild;
-  production = pg;
-  server = await startTestServer(services, { clientDir });
+  [app, production] = await Promise.all([startBrowserApp(openTestServices('pglite')), startPostgres({ statStatements: false })]);
+  ({ server, page, pageErrors } = app);
   const productionUrl = await createShopDatabase(production);
   envId = (await api('POST', '/env', { name: 'Shop', slug: 'shop' })).body.id;
   expect((await api('POST', `/env/${envId}/connections`, { label: 'Primary', role: 'production', connectionString: productionUrl })).status).toBe(201);
   expect((await api('POST', `/env/${envId}/repos`, { repo: REPO })).status).toBe(201);
   mainRunId = await ingest('500', 'main', [BY_CUSTOMER, BY_ID]);
-
-  browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-  page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await app?.close();
   await production?.stop();
-  if (clientDir) rmSync(clientDir, { recursive: true, force: true });
 });
 
 describe('query analysis in Chromium', () => {

@@ -1,23 +1,21 @@
 // End to end in a real browser: Debian's Chromium drives the built SPA, served by the real web
 // server (PGlite store), talking to a real analyzer that reads a real PostgreSQL server.
-import { rmSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startAnalyzer, type RunningAnalyzer } from '../../analyzer/app';
 import { catalogQueries, environments } from '../../server/db/schema';
-import { buildClient, chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot, visible } from '../support/browser';
+import { screenshot, visible } from '../support/browser';
+import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 import { freePort, startPostgres, type PostgresServer } from '../support/postgres';
-import { openTestServices, startTestServer, type TestServer } from '../support/services';
+import { openTestServices, type TestServer } from '../support/services';
 
 
-let clientDir: string;
+let app: BrowserApp;
 let server: TestServer;
 let analyzer: RunningAnalyzer;
 let postgres: PostgresServer;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 const ENV_NAME = 'Checkout Service';
 const REPO = 'acme/checkout';
@@ -50,28 +48,15 @@ async function setUpShopDatabase() {
 }
 
 beforeAll(async () => {
-  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium`);
-  const [clientBuild, services, pgServer] = await Promise.all([
-    buildClient(),
-    openTestServices('pglite'),
-    startPostgres(),
-  ]);
-  clientDir = clientBuild;
-  postgres = pgServer;
-  server = await startTestServer(services, { clientDir });
+  [app, postgres] = await Promise.all([startBrowserApp(openTestServices('pglite')), startPostgres()]);
+  ({ server, page, pageErrors } = app);
   analyzer = await startAnalyzer({ port: 0, webPort: Number(new URL(server.url).port), log: () => undefined, env: {} });
-  browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-  page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await analyzer?.close();
-  await server?.close();
+  await app?.close();
   await postgres?.stop();
-  if (clientDir) rmSync(clientDir, { recursive: true, force: true });
 });
 
 describe('querytrail in Chromium', () => {

@@ -2,38 +2,31 @@
 // its steps shown as they are made, then the pull request's failing verdict with its CREATE INDEX,
 // the environment's recommendations and a catalog of three sources, the demo database's schema,
 // and Remove demo. The time from the click to the verdict on the page is printed (README, Try it).
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildClient, chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot, visible } from '../support/browser';
-import { openTestServices, startTestServer, type TestServer } from '../support/services';
+import { screenshot, visible } from '../support/browser';
+import { startBrowserApp, type BrowserApp } from '../support/browser-app';
+import { openTestServices, type TestServer } from '../support/services';
 import { requestJson } from '../support/api';
 import { closeDemos } from '../../server/demo/demo';
 
 const DEMO_TIMEOUT = 300_000;
 
-let clientDir: string;
+let app: BrowserApp;
 let server: TestServer;
-let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium`);
-  const [clientBuild, services] = await Promise.all([buildClient(), openTestServices('pglite')]);
-  clientDir = clientBuild;
-  server = await startTestServer(services, { clientDir });
-  browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })).newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  app = await startBrowserApp(openTestServices('pglite'));
+  ({ server, page, pageErrors } = app);
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await closeDemos();
-  await server?.close();
-  if (clientDir) rmSync(clientDir, { recursive: true, force: true });
+  await app?.close();
 });
 
 describe('the demo in Chromium', () => {

@@ -1,34 +1,31 @@
 // Production history in a real browser: a week of points for two queries (one got slower two days
 // ago) beside real readings of a production PostgreSQL; the environment page lists the top and the
 // regressed queries, the query page draws its chart with uPlot and switches ranges.
-import { rmSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildClient, chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot, visible } from '../support/browser';
+import { screenshot, visible } from '../support/browser';
+import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 import { startPostgres, type PostgresServer } from '../support/postgres';
-import { openTestServices, startTestServer, type TestServer } from '../support/services';
+import { openTestServices, type TestServer } from '../support/services';
 import { BY_CUSTOMER, BY_ID, createShopDatabase } from '../support/shop';
 import { requestJson } from '../support/api';
 import { storePoints } from '../../server/history/snapshot';
 
-let clientDir: string;
+let app: BrowserApp;
 let server: TestServer;
 let production: PostgresServer;
-let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 let envId = '';
 let byCustomer = '';
 
 const api = <T = any>(method: string, route: string, body?: unknown) => requestJson<T>(`${server.url}/api${route}`, { method, json: body });
 
 beforeAll(async () => {
-  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium`);
-  const [clientBuild, services, pgServer] = await Promise.all([buildClient(), openTestServices('pglite'), startPostgres({ statStatements: true })]);
-  clientDir = clientBuild;
-  production = pgServer;
-  server = await startTestServer(services, { clientDir });
+  [app, production] = await Promise.all([startBrowserApp(openTestServices('pglite')), startPostgres({ statStatements: true })]);
+  ({ server, page, pageErrors } = app);
+  const { services } = server;
   const productionUrl = await createShopDatabase(production);
   await production.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements', [], 'shop');
   envId = (await api('POST', '/env', { name: 'Shop', slug: 'shop' })).body.id;
@@ -54,17 +51,11 @@ beforeAll(async () => {
   for (let i = 1; i <= 30; i++) await client.query(BY_CUSTOMER, [i, 10]);
   await client.end();
   expect((await api('POST', `/env/${envId}/history/snapshot`)).body.points).toBeGreaterThan(0);
-
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('pageerror', (error) => pageErrors.push(error.message));
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await app?.close();
   await production?.stop();
-  if (clientDir) rmSync(clientDir, { recursive: true, force: true });
 });
 
 describe('production history in Chromium', () => {

@@ -3,12 +3,12 @@
 // query no index serves. Its verdict (computed in the background after ingestion) fails, naming
 // the CREATE INDEX; acknowledging the query passes it; /ci shows each run's verdict beside its
 // environment; the environment page holds the policy and the acknowledged queries.
-import { rmSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildClient, chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot, visible } from '../support/browser';
+import { screenshot, visible } from '../support/browser';
+import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 import { startPostgres, type PostgresServer } from '../support/postgres';
-import { openTestServices, startTestServer, type TestServer } from '../support/services';
+import { openTestServices, type TestServer } from '../support/services';
 import { requestJson } from '../support/api';
 
 const REPO = 'acme/storefront';
@@ -18,12 +18,11 @@ const RECENT = 'SELECT id, status FROM orders WHERE id > $1 ORDER BY id LIMIT $2
 /** The background analysis plans against a real shadow PostgreSQL: allow it time on a busy machine. */
 const VERDICT_TIMEOUT = 120_000;
 
-let clientDir: string;
+let app: BrowserApp;
 let server: TestServer;
 let production: PostgresServer;
-let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 let envId = '';
 let mainRun = '';
 let prRun = '';
@@ -65,11 +64,9 @@ async function createProduction(): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium`);
-  const [clientBuild, services, pg] = await Promise.all([buildClient(), openTestServices('pglite'), startPostgres({ statStatements: false })]);
-  clientDir = clientBuild;
-  production = pg;
-  server = await startTestServer(services, { clientDir });
+  [app, production] = await Promise.all([startBrowserApp(openTestServices('pglite')), startPostgres({ statStatements: false })]);
+  ({ server, page, pageErrors } = app);
+  await app.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   const productionUrl = await createProduction();
 
   envId = (await api('POST', '/env', { name: 'Storefront', slug: 'storefront' })).body.id;
@@ -83,19 +80,11 @@ beforeAll(async () => {
   expect((await settledVerdict(mainRun)).status).toBe('pass');
   sandboxRun = await ingest('acme/sandbox', '12', { branch: 'main' }, [BY_ID]);
   await ingest('acme/unlinked', '3', { branch: 'main' }, [BY_ID]);
-
-  browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-  page = await context.newPage();
-  page.on('pageerror', (error) => pageErrors.push(error.message));
 }, 240_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+  await app?.close();
   await production?.stop();
-  if (clientDir) rmSync(clientDir, { recursive: true, force: true });
 });
 
 describe('CI verdicts in Chromium', () => {

@@ -3,37 +3,31 @@
 // saved as test-results/screenshots/webhooks.png.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { rmSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../server/webhooks/events';
 import { requestJson } from '../support/api';
-import { buildClient, chromiumAvailable, CHROMIUM_PATH, launchBrowser, screenshot, visible } from '../support/browser';
-import { openTestServices, startTestServer, type TestServer } from '../support/services';
+import { screenshot, visible } from '../support/browser';
+import { startBrowserApp, type BrowserApp } from '../support/browser-app';
+import { openTestServices, type TestServer } from '../support/services';
 
-let clientDir: string;
+let app: BrowserApp;
 let server: TestServer;
-let browser: Browser;
 let receiver: http.Server;
 let answers = [204];
 
 beforeAll(async () => {
-  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium`);
-  clientDir = await buildClient();
-  server = await startTestServer(await openTestServices('pglite', { webhookAllowPrivate: true }), { clientDir });
+  app = await startBrowserApp(openTestServices('pglite', { webhookAllowPrivate: true }));
+  server = app.server;
   receiver = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(answers.shift() ?? 204, { 'content-type': 'text/plain' }).end(answers.length ? '' : 'upstream relay is down'));
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await new Promise<void>((resolve) => receiver?.close(() => resolve()));
-  await server?.close();
-  if (clientDir) rmSync(clientDir, { recursive: true, force: true });
+  await app?.close();
 });
 
 describe('Webhooks section in Chromium', () => {
@@ -49,7 +43,7 @@ describe('Webhooks section in Chromium', () => {
     answers = [500, 500];
     await emitEvent(server.services, env, 'production.query.regressed', { hash: '0123456789abcdef' });
 
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    const { page } = app;
     await page.goto(`${server.url}/environments/${env}`);
     const section = page.getByRole('region', { name: /^Webhooks/ });
     await visible(section.getByRole('table', { name: 'Webhooks' }));

@@ -2,7 +2,7 @@
 // Production history in the SPA, against the real web server (PGlite store) and a real production
 // PostgreSQL with pg_stat_statements, over the real tRPC client: two readings around a workload, then
 // the environment's top queries and the query's own history.
-import { cleanup, screen, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -56,5 +56,31 @@ describe('Production history', () => {
     renderApp(`/environments/${envId}/queries/${other.body.hash}`, { trpcUrl: server.trpcUrl });
     const empty = await screen.findByRole('region', { name: 'Production History' });
     expect(await within(empty).findByText('No production calls in the last 24 hours')).toBeTruthy();
+  });
+
+  it('sets how often production is read for the environment, saved as it is picked', async () => {
+    const interval = async () => (await server.api<{ snapshotIntervalSeconds: number | null }>('GET', `/env/${envId}`)).body.snapshotIntervalSeconds;
+    renderApp(`/environments/${envId}`, { trpcUrl: server.trpcUrl });
+    const section = await screen.findByRole('region', { name: 'Production History' });
+    const select = within(section).getByLabelText<HTMLSelectElement>('Snapshots');
+    expect(select.value).toBe('default');
+
+    await userEvent.selectOptions(select, 'Off');
+    await waitFor(async () => expect(await interval()).toBe(0));
+    await waitFor(() => expect(select.disabled).toBe(false));
+    await userEvent.selectOptions(select, 'Every 5 minutes');
+    await waitFor(async () => expect(await interval()).toBe(300));
+    await waitFor(() => expect(select.disabled).toBe(false));
+    await userEvent.selectOptions(select, "Server's default");
+    await waitFor(async () => expect(await interval()).toBeNull());
+
+    // an interval set through the API that the list does not offer shows as itself
+    await server.api('PATCH', `/env/${envId}`, { snapshotIntervalSeconds: 45 });
+    cleanup();
+    renderApp(`/environments/${envId}`, { trpcUrl: server.trpcUrl });
+    const again = await screen.findByRole('region', { name: 'Production History' });
+    await waitFor(() => expect(within(again).getByLabelText<HTMLSelectElement>('Snapshots').value).toBe('45'));
+    expect(within(again).getByRole('option', { name: 'Every 45 s' })).toBeTruthy();
+    await server.api('PATCH', `/env/${envId}`, { snapshotIntervalSeconds: null });
   });
 });

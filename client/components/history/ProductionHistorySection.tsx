@@ -1,5 +1,5 @@
 // The environment's production history: its heaviest queries in a range and the ones whose mean time
-// rose by more than half against the range before.
+// rose by more than half against the range before, and how often production is read for it.
 import { useState } from 'react';
 import './history.css';
 import { Link } from 'react-router-dom';
@@ -10,6 +10,7 @@ import { queryPath } from '../../lib/paths';
 import { formatDuration, formatNumber } from '../../lib/time';
 import { trpc, type RouterOutputs } from '../../trpc';
 import { RangePicker, rangeLabel, windowEndingNow } from './RangePicker';
+import { SnapshotInterval } from './SnapshotInterval';
 
 type Named = { hash: string; formattedQuery: string | null };
 
@@ -74,7 +75,7 @@ function RegressedTable({ envId, rows }: { envId: string; rows: RouterOutputs['h
   );
 }
 
-export function ProductionHistorySection({ envId }: { envId: string }) {
+export function ProductionHistorySection({ envId, snapshotIntervalSeconds }: { envId: string; snapshotIntervalSeconds: number | null }) {
   const [range, setRange] = useState<HistoryRange>('24h');
   const [window, setWindow] = useState(() => windowEndingNow('24h'));
   const top = trpc.history.top.useQuery({ id: envId, ...window, by: 'totalTime', limit: 10 });
@@ -88,6 +89,7 @@ export function ProductionHistorySection({ envId }: { envId: string }) {
     <Card id="production-history-heading" title="Production History">
       <div className="history-toolbar">
         <RangePicker name="History range" value={range} onChange={pick} />
+        <SnapshotInterval envId={envId} seconds={snapshotIntervalSeconds} />
       </div>
       <h3 className="history-subtitle">Top queries by total time</h3>
       {top.isPending ? (

@@ -1,0 +1,48 @@
+// How often this environment's production is read for its history: the server's default
+// (SNAPSHOT_INTERVAL_SECONDS), an interval of the environment's own, or off. Saved when picked, as
+// PATCH /api/env/{id} does; an interval set through the API that is none of these shows as itself.
+import { useState } from 'react';
+import { messageOf } from '../../lib/errors';
+import { trpc } from '../../trpc';
+import { SelectField } from '../Field';
+
+const DEFAULT = 'default';
+const CHOICES = [
+  { value: DEFAULT, label: "Server's default" },
+  { value: '60', label: 'Every minute' },
+  { value: '300', label: 'Every 5 minutes' },
+  { value: '600', label: 'Every 10 minutes' },
+  { value: '3600', label: 'Every hour' },
+  { value: '0', label: 'Off' },
+] as const;
+
+const choiceOf = (seconds: number | null) => (seconds === null ? DEFAULT : String(seconds));
+
+export function SnapshotInterval({ envId, seconds }: { envId: string; seconds: number | null }) {
+  const utils = trpc.useUtils();
+  // the pick shows at once; the environment's saved value takes over once it is read again
+  const [picked, setPicked] = useState<string>();
+  const update = trpc.env.update.useMutation({
+    onSuccess: async () => {
+      await utils.env.get.invalidate({ id: envId });
+      setPicked(undefined);
+    },
+    onError: () => setPicked(undefined),
+  });
+  const value = picked ?? choiceOf(seconds);
+  const options = CHOICES.some((choice) => choice.value === value) ? CHOICES : [...CHOICES, { value, label: `Every ${value} s` }];
+  const pick = (next: string) => {
+    setPicked(next);
+    update.mutate({ id: envId, snapshotIntervalSeconds: next === DEFAULT ? null : Number(next) });
+  };
+  return (
+    <SelectField
+      label="Snapshots"
+      value={value}
+      onChange={pick}
+      options={options}
+      disabled={update.isPending}
+      error={update.error ? messageOf(update.error) : undefined}
+    />
+  );
+}
