@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { createApp } from '../server/app';
 import { readConfig } from '../server/config';
 import { openStore, type Store } from '../server/db/store';
@@ -27,7 +27,8 @@ import { createSecrets } from '../server/secrets';
 import { withJobs } from '../server/services';
 import { newId } from '../server/ids';
 import { pageQuery } from '../server/catalog/read';
-import { historyQuery } from '../server/history/read';
+import { historyQuery, topStatement } from '../server/history/read';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { startPostgres } from '../test/support/postgres';
 
 const CATALOG = Number(process.env.BENCH_CATALOG ?? 100_000);
@@ -84,26 +85,19 @@ function catalogScenarios(environmentId: string): Scenario[] {
 
 // Production history: 7 days of 10-minute points for HISTORY_QUERIES of the catalog's queries, seeded
 // by seedHistory(), ending at HISTORY_END. A query's history is server/history/read.ts's statement;
-// the top queries' SQL is its text, with the environment's existence check that precedes it.
+// the top queries' is its statement as drizzle renders it, with the environment's existence check
+// that precedes it.
 const HISTORY_QUERIES = 1_000;
 const HISTORY_POINTS_PER_QUERY = 7 * 144;
 const HISTORY_END = new Date(Math.floor(Date.now() / 600_000) * 600_000);
 const historyWindow = (days: number) => ({ from: new Date(HISTORY_END.getTime() - days * 86_400_000).toISOString(), to: HISTORY_END.toISOString() });
 const HISTORY_HASH = '00000000000001f4'; // query 500, one of those with points
+const dialect = new PgDialect();
+const asStatement = (query: SQL): Statement => {
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  return { text, values: params };
+};
 const envExistsSql = 'SELECT id, name, slug, created_at FROM environments WHERE id = $1';
-const windowPointsSql = (() => {
-  const range = 'environment_id = $1 AND at > $2::timestamptz AND at <= $3::timestamptz';
-  return `(SELECT hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM history_points WHERE ${range}
-           UNION ALL
-           SELECT hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM history_hourly WHERE ${range})`;
-})();
-const topSql = `SELECT w.*, c.formatted_query
-  FROM (SELECT hash, sum(calls) AS calls, sum(total_time_ms) AS total_time_ms, sum(rows) AS rows,
-               sum(shared_blks_hit) AS shared_blks_hit, sum(shared_blks_read) AS shared_blks_read
-        FROM ${windowPointsSql} p GROUP BY hash HAVING sum(calls) > 0) w
-  LEFT JOIN catalog_queries c ON c.environment_id = $1 AND c.hash = w.hash
-  ORDER BY total_time_ms DESC, w.hash LIMIT 20`;
-
 function historyScenarios(environmentId: string): Scenario[] {
   const history = (days: number): Scenario => {
     const { from, to } = historyWindow(days);
@@ -123,7 +117,7 @@ function historyScenarios(environmentId: string): Scenario[] {
       path: `/history/top?from=${from}&to=${to}&limit=20`,
       floor: [
         { text: envExistsSql, values: [environmentId] },
-        { text: topSql, values: [environmentId, from, to] },
+        asStatement(topStatement(environmentId, { from: new Date(from), to: new Date(to) }, 'totalTime', 20)),
       ],
     },
   ];
@@ -138,14 +132,17 @@ async function seedHistory(store: Store, environmentId: string): Promise<void> {
              50 + (q * k) % 200, (50 + (q * k) % 200) * (0.05 + (q % 50) * 0.1), 50 + (q * k) % 200, 1000 + q, q % 7
       FROM generate_series(1, ${HISTORY_QUERIES}::int) q, generate_series(${day * 144}::int, ${day * 144 + 143}::int) k`);
   }
-  await store.db.execute(sql`VACUUM ANALYZE history_points`);
+  await store.db.execute(sql`VACUUM ANALYZE history_points, history_hour_sums`);
 }
 
-/** Bytes one point takes on disk, its table row and both indexes, from the relation sizes. */
-async function bytesPerPoint(store: Store): Promise<number> {
+/** Bytes one row takes on disk, with its indexes: a point, and an hour's sum that triggers keep beside the points. */
+async function bytesPerRow(store: Store): Promise<{ point: number; hourSum: number }> {
   const result = (await store.db.execute(sql`
-    SELECT pg_total_relation_size('history_points')::float8 / greatest(count(*), 1) AS bytes FROM history_points`)) as unknown as { rows: { bytes: number }[] };
-  return Number(result.rows[0]!.bytes);
+    SELECT pg_total_relation_size('history_points')::float8 / greatest((SELECT count(*) FROM history_points), 1) AS point,
+           pg_total_relation_size('history_hour_sums')::float8 / greatest((SELECT count(*) FROM history_hour_sums), 1) AS "hourSum"`)) as unknown as {
+    rows: { point: number; hourSum: number }[];
+  };
+  return { point: Number(result.rows[0]!.point), hourSum: Number(result.rows[0]!.hourSum) };
 }
 
 async function seed(store: Store): Promise<string> {
@@ -287,7 +284,7 @@ async function benchBackend(kind: string) {
   const environmentId = await seed(store);
   await seedHistory(store, environmentId);
   const seedSeconds = (performance.now() - t0) / 1000;
-  const pointBytes = await bytesPerPoint(store);
+  const rowBytes = await bytesPerRow(store);
 
   const services = await withJobs(store, createSecrets(randomBytes(32)), { ...readConfig({}), dataDir });
   const http = await new Promise<import('node:http').Server>((resolve) => {
@@ -311,7 +308,7 @@ async function benchBackend(kind: string) {
   await services.store.close(); // the job queue first, then the store
   await stopServer();
   rmSync(dataDir, { recursive: true, force: true });
-  return { kind, seedSeconds, pointBytes, results };
+  return { kind, seedSeconds, rowBytes, results };
 }
 
 const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
@@ -322,8 +319,9 @@ const history: string[] = [];
 for (const kind of BACKENDS) {
   const r = await benchBackend(kind);
   history.push(
-    `${kind}: ${HISTORY_QUERIES * HISTORY_POINTS_PER_QUERY} history points take ${r.pointBytes.toFixed(0)} bytes each (row and indexes): ` +
-      `${((r.pointBytes * 144) / 1024).toFixed(1)} KiB per query per day at 10-minute points, ${((r.pointBytes * 24) / 1024).toFixed(1)} KiB hourly`,
+    `${kind}: ${HISTORY_QUERIES * HISTORY_POINTS_PER_QUERY} history points take ${r.rowBytes.point.toFixed(0)} bytes each and their hour sums ` +
+      `${r.rowBytes.hourSum.toFixed(0)} (row and indexes): ${((r.rowBytes.point * 144 + r.rowBytes.hourSum * 24) / 1024).toFixed(1)} KiB per query ` +
+      `per day at 10-minute points with their hour sums, ${((r.rowBytes.point * 24) / 1024).toFixed(1)} KiB once hourly`,
   );
   for (const { scenario, api, floor, before } of r.results) {
     console.log(

@@ -390,6 +390,16 @@ export const historyHourly = pgTable('history_hourly', historyPointColumns(), (t
   index('history_hourly_environment_at_idx').on(t.environmentId, t.at),
 ]);
 
+/**
+ * The full-resolution points summed per hour (at = the hour's start), kept by triggers on
+ * history_points (migration 0010) and pruned with them: a window's sums read whole hours here and
+ * only the partial hours at its ends from the points.
+ */
+export const historyHourSums = pgTable('history_hour_sums', historyPointColumns(), (t) => [
+  primaryKey({ columns: [t.environmentId, t.hash, t.at] }),
+  index('history_hour_sums_environment_at_idx').on(t.environmentId, t.at),
+]);
+
 /** Production events already announced per query, so a regression is told once a day, a new query once. */
 export const historyEvents = pgTable(
   'history_events',

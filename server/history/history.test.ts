@@ -135,6 +135,35 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     await caller().connections.remove({ id: envId, connectionId: replicaId });
   });
 
+  it("sums a window's whole hours from the hour sums and its partial hours from the points: the same totals as every point", async () => {
+    const { id: sumsEnv } = await caller().env.create({ name: 'Sums', slug: 'sums' });
+    const start = Date.UTC(2026, 10, 20, 0, 0);
+    // 10-minute points over two days with figures that differ per point, then a second reading of
+    // some snapshot times, which adds to their points (the sums must follow updates too)
+    for (let t = start; t <= start + 2 * 86_400_000; t += 600_000) {
+      const i = (t / 600_000) % 11;
+      await storePoints(services.store.db, sumsEnv, new Date(t), new Map([
+        ['00000000000000aa', { calls: 1 + i, totalTimeMs: 0.37 * (1 + i), rows: i, sharedBlksHit: 3 * i, sharedBlksRead: i % 3 }],
+        ['00000000000000bb', { calls: 2, totalTimeMs: 1.5, rows: 2, sharedBlksHit: 1, sharedBlksRead: 0 }],
+      ]));
+    }
+    for (let t = start + 3_600_000; t <= start + 30 * 3_600_000; t += 7 * 600_000) {
+      await storePoints(services.store.db, sumsEnv, new Date(t), new Map([['00000000000000aa', { calls: 5, totalTimeMs: 2.5, rows: 1, sharedBlksHit: 1, sharedBlksRead: 1 }]]));
+    }
+    const points = await caller().history.query({ id: sumsEnv, hash: '00000000000000aa', from: new Date(start - 1).toISOString(), to: new Date(start + 3 * 86_400_000).toISOString() });
+    // windows on and off the hour, shorter than an hour, and reaching past the points
+    for (const [fromMinutes, toMinutes] of [[0, 1440], [7, 1453], [-30, 95], [61, 119], [60, 120], [1430, 2900], [35, 41]] as const) {
+      const from = new Date(start + fromMinutes * 60_000);
+      const to = new Date(start + toMinutes * 60_000);
+      const inWindow = points.filter((p) => p.at > from.toISOString() && p.at <= to.toISOString());
+      const [top] = await caller().history.top({ id: sumsEnv, from: from.toISOString(), to: to.toISOString(), by: 'calls', limit: 1 });
+      const expected = (figure: 'calls' | 'rows' | 'sharedBlksHit' | 'sharedBlksRead' | 'totalTimeMs') => inWindow.reduce((sum, p) => sum + p[figure], 0);
+      expect(top, `${fromMinutes}-${toMinutes} min`).toMatchObject({ hash: '00000000000000aa', calls: expected('calls'), rows: expected('rows') });
+      expect(top).toMatchObject({ sharedBlksHit: expected('sharedBlksHit'), sharedBlksRead: expected('sharedBlksRead') });
+      expect(top!.totalTimeMs).toBeCloseTo(expected('totalTimeMs'), 6);
+    }
+  });
+
   it('folds points past full resolution into hourly sums with the same totals, and drops hourly sums past theirs', async () => {
     const { id: retentionEnv } = await caller().env.create({ name: 'Retention', slug: 'retention' });
     const now = new Date(Date.UTC(2026, 10, 20, 12, 0));

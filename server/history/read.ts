@@ -81,24 +81,53 @@ const ORDER: Record<(typeof TOP_ORDERS)[number], SQL> = {
   meanTime: sql`total_time_ms / calls DESC`,
 };
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * The window's figures, summed per query or not yet: the whole hours inside it from the hour sums
+ * that triggers keep (migration 0010), only the partial hours at its ends from the points, and
+ * what retention already folded from the hourly table. A day of a thousand busy queries is then
+ * 24,000 sums and at most two hours of points, instead of 144,000 points.
+ */
+function figuresIn(environmentId: string, window: Window): SQL {
+  // whole hours [first, last): each starts after `from` and ends by `to`
+  const first = Math.floor(window.from.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
+  const last = Math.floor(window.to.getTime() / HOUR_MS) * HOUR_MS;
+  if (first >= last) return pointsIn(environmentId, window);
+  const columns = sql`hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read`;
+  const at = (time: number) => sql`${new Date(time).toISOString()}::timestamptz`;
+  const env = sql`environment_id = ${environmentId}`;
+  return sql`(SELECT ${columns} FROM history_points WHERE ${env} AND at > ${at(window.from.getTime())} AND at < ${at(first)}
+              UNION ALL
+              SELECT ${columns} FROM history_hour_sums WHERE ${env} AND at >= ${at(first)} AND at < ${at(last)}
+              UNION ALL
+              SELECT ${columns} FROM history_points WHERE ${env} AND at >= ${at(last)} AND at <= ${at(window.to.getTime())}
+              UNION ALL
+              SELECT ${columns} FROM history_hourly WHERE ${env} AND at > ${at(window.from.getTime())} AND at <= ${at(window.to.getTime())})`;
+}
+
 /** Per query, the window's sums. */
 function sumsIn(environmentId: string, window: Window): SQL {
   return sql`(SELECT hash, sum(calls) AS calls, sum(total_time_ms) AS total_time_ms, sum(rows) AS rows,
                      sum(shared_blks_hit) AS shared_blks_hit, sum(shared_blks_read) AS shared_blks_read
-              FROM ${pointsIn(environmentId, window)} p GROUP BY hash HAVING sum(calls) > 0)`;
+              FROM ${figuresIn(environmentId, window)} p GROUP BY hash HAVING sum(calls) > 0)`;
+}
+
+type TopOrder = (typeof TOP_ORDERS)[number];
+
+/** The statement of the heaviest queries in a window (exported for bench:read's floor). */
+export function topStatement(environmentId: string, window: Window, by: TopOrder, limit: number): SQL {
+  return sql`SELECT w.*, c.formatted_query
+             FROM ${sumsIn(environmentId, window)} w
+             LEFT JOIN catalog_queries c ON c.environment_id = ${environmentId} AND c.hash = w.hash
+             ORDER BY ${ORDER[by]}, w.hash
+             LIMIT ${limit}`;
 }
 
 /** The environment's heaviest queries in the window, by total time, calls or mean time. */
-export async function topQueries(db: Db, environmentId: string, window: Window, by: (typeof TOP_ORDERS)[number], limit: number): Promise<TopQuery[]> {
+export async function topQueries(db: Db, environmentId: string, window: Window, by: TopOrder, limit: number): Promise<TopQuery[]> {
   await requireEnvironment(db, environmentId);
-  const rows = await rowsOf<FigureRow & { hash: string; formatted_query: string | null }>(
-    db,
-    sql`SELECT w.*, c.formatted_query
-        FROM ${sumsIn(environmentId, window)} w
-        LEFT JOIN catalog_queries c ON c.environment_id = ${environmentId} AND c.hash = w.hash
-        ORDER BY ${ORDER[by]}, w.hash
-        LIMIT ${limit}`,
-  );
+  const rows = await rowsOf<FigureRow & { hash: string; formatted_query: string | null }>(db, topStatement(environmentId, window, by, limit));
   return rows.map((row) => ({ hash: row.hash, formattedQuery: row.formatted_query, ...figures(row) }));
 }
 

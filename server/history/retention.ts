@@ -42,6 +42,8 @@ export async function pruneHistory(services: Services, options: { now?: Date } =
           shared_blks_hit = history_hourly.shared_blks_hit + excluded.shared_blks_hit,
           shared_blks_read = history_hourly.shared_blks_read + excluded.shared_blks_read
         RETURNING 1`);
+      // the same whole hours, summed per hour for the reads, leave with their points
+      await tx.execute(sql`DELETE FROM history_hour_sums WHERE at < ${fullCutoff}::timestamptz`);
       const dropped = await tx.execute(sql`DELETE FROM history_hourly WHERE at < ${hourlyCutoff}::timestamptz RETURNING 1`);
       return { downsampled: (moved as unknown as { rows: unknown[] }).rows.length, dropped: (dropped as unknown as { rows: unknown[] }).rows.length };
     }),
