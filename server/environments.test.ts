@@ -50,7 +50,7 @@ describe.each(BACKENDS)('environments API over REST (%s)', (backend) => {
     expect(new Date(listed.createdAt).toISOString()).toBe(listed.createdAt);
 
     const detail = await api(`/env/${id}`);
-    expect(detail.body).toEqual({ ...listed, snapshotIntervalSeconds: null, connections: [], repos: [] });
+    expect(detail.body).toEqual({ ...listed, snapshotIntervalSeconds: null, effectiveSnapshotIntervalSeconds: 600, connections: [], repos: [] });
 
     const renamed = await api(`/env/${id}`, { method: 'PATCH', json: { name: '  Payments API  ' } });
     expect(renamed.status).toBe(200);

@@ -59,6 +59,11 @@ export const snapshotIntervalSchema = z
 
 export const environmentDetail = environmentSummary.extend({
   snapshotIntervalSeconds: snapshotIntervalSchema,
+  effectiveSnapshotIntervalSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .meta({ description: "Seconds between snapshots in effect: the environment's own interval, else the server's SNAPSHOT_INTERVAL_SECONDS; 0 when off" }),
   connections: z.array(connectionSummary),
   repos: z.array(repoLink),
 });

@@ -74,7 +74,7 @@ async function restart(services: Services, marker: DemoMarker): Promise<void> {
     // the superuser password is needed only by initdb, which does not run again
     state.postgres = await startDemoPostgres(dataDir, port, '');
     if (port !== marker.port && marker.environmentId) {
-      const env = await readEnvironment(services.store.db, marker.environmentId);
+      const env = await readEnvironment(services.store.db, marker.environmentId, services.config.snapshotIntervalSeconds);
       const old = env.connections.find((c) => c.label === DEMO_CONNECTION_LABEL);
       const password = services.secrets.decrypt(marker.readerPasswordSealed);
       await addConnection(services.store.db, services.secrets, {

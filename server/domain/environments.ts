@@ -47,7 +47,8 @@ export async function listEnvironments(db: Db): Promise<EnvironmentSummary[]> {
 }
 
 /** One environment with its connections (masked, never the secret) and linked repositories, oldest first. */
-export async function readEnvironment(db: Db, id: string): Promise<EnvironmentDetail> {
+/** The environment with its connections and repos; `defaultIntervalSeconds` is the server's snapshot interval. */
+export async function readEnvironment(db: Db, id: string, defaultIntervalSeconds: number): Promise<EnvironmentDetail> {
   const env = await requireEnvironment(db, id);
   const [conns, repos] = await Promise.all([
     db
@@ -71,6 +72,7 @@ export async function readEnvironment(db: Db, id: string): Promise<EnvironmentDe
   return {
     ...toSummary(env),
     snapshotIntervalSeconds: settings?.snapshotIntervalSeconds ?? null,
+    effectiveSnapshotIntervalSeconds: settings?.snapshotIntervalSeconds ?? defaultIntervalSeconds,
     connections: conns.map((c) => ({ ...c, createdAt: c.createdAt.toISOString() })),
     repos: repos.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
   };

@@ -26,7 +26,7 @@ export const environmentsRouter = {
     .meta({ openapi: { method: 'GET', path: '/env/{id}', tags: TAG, summary: 'Read an environment with its connections and repos' } })
     .input(envIdInput)
     .output(environmentDetail)
-    .query(({ ctx, input }) => readEnvironment(ctx.store.db, input.id)),
+    .query(({ ctx, input }) => readEnvironment(ctx.store.db, input.id, ctx.config.snapshotIntervalSeconds)),
 
   update: publicProcedure
     .meta({ openapi: { method: 'PATCH', path: '/env/{id}', tags: TAG, summary: 'Rename an environment, change its slug or its production history interval' } })

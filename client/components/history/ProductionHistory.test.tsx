@@ -64,6 +64,8 @@ describe('Production history', () => {
     const section = await screen.findByRole('region', { name: 'Production History' });
     const select = within(section).getByLabelText<HTMLSelectElement>('Snapshots');
     expect(select.value).toBe('default');
+    // the server's default, named with its value while the environment follows it
+    expect(within(select).getByRole('option', { name: "Server's default (every 10 min)" })).toBeTruthy();
 
     await userEvent.selectOptions(select, 'Off');
     await waitFor(async () => expect(await interval()).toBe(0));

@@ -75,7 +75,7 @@ function RegressedTable({ envId, rows }: { envId: string; rows: RouterOutputs['h
   );
 }
 
-export function ProductionHistorySection({ envId, snapshotIntervalSeconds }: { envId: string; snapshotIntervalSeconds: number | null }) {
+export function ProductionHistorySection({ envId, snapshotIntervalSeconds, effectiveSnapshotIntervalSeconds }: { envId: string; snapshotIntervalSeconds: number | null; effectiveSnapshotIntervalSeconds: number }) {
   const [range, setRange] = useState<HistoryRange>('24h');
   const [window, setWindow] = useState(() => windowEndingNow('24h'));
   const top = trpc.history.top.useQuery({ id: envId, ...window, by: 'totalTime', limit: 10 });
@@ -89,7 +89,7 @@ export function ProductionHistorySection({ envId, snapshotIntervalSeconds }: { e
     <Card id="production-history-heading" title="Production History">
       <div className="history-toolbar">
         <RangePicker name="History range" value={range} onChange={pick} />
-        <SnapshotInterval envId={envId} seconds={snapshotIntervalSeconds} />
+        <SnapshotInterval envId={envId} seconds={snapshotIntervalSeconds} effectiveSeconds={effectiveSnapshotIntervalSeconds} />
       </div>
       <h3 className="history-subtitle">Top queries by total time</h3>
       {top.isPending ? (

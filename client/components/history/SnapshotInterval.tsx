@@ -18,7 +18,15 @@ const CHOICES = [
 
 const choiceOf = (seconds: number | null) => (seconds === null ? DEFAULT : String(seconds));
 
-export function SnapshotInterval({ envId, seconds }: { envId: string; seconds: number | null }) {
+/** "10 min", "2 h", "45 s". */
+function intervalText(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
+}
+
+/** `seconds` is the environment's own interval (null: the server's default), `effectiveSeconds` the one in effect. */
+export function SnapshotInterval({ envId, seconds, effectiveSeconds }: { envId: string; seconds: number | null; effectiveSeconds: number }) {
   const utils = trpc.useUtils();
   // the pick shows at once; the environment's saved value takes over once it is read again
   const [picked, setPicked] = useState<string>();
@@ -30,7 +38,12 @@ export function SnapshotInterval({ envId, seconds }: { envId: string; seconds: n
     onError: () => setPicked(undefined),
   });
   const value = picked ?? choiceOf(seconds);
-  const options = CHOICES.some((choice) => choice.value === value) ? CHOICES : [...CHOICES, { value, label: `Every ${value} s` }];
+  // the server's default is known when the environment follows it
+  const choices = CHOICES.map((choice) =>
+    choice.value === DEFAULT && seconds === null ? { ...choice, label: `Server's default (every ${intervalText(effectiveSeconds)})` } : choice,
+  );
+  const custom = { value, label: `Every ${intervalText(Number(value))}` };
+  const options = choices.some((choice) => choice.value === value) ? choices : [...choices, custom];
   const pick = (next: string) => {
     setPicked(next);
     update.mutate({ id: envId, snapshotIntervalSeconds: next === DEFAULT ? null : Number(next) });
