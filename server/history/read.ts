@@ -20,15 +20,6 @@ export function windowOf(input: { from?: string; to?: string }): Window {
   return { from, to };
 }
 
-/** Both resolutions of one environment's points inside the window. */
-function pointsIn(environmentId: string, { from, to }: Window, hash?: string): SQL {
-  const oneHash = hash === undefined ? sql`` : sql` AND hash = ${hash}`;
-  const range = sql`environment_id = ${environmentId} AND at > ${from.toISOString()}::timestamptz AND at <= ${to.toISOString()}::timestamptz${oneHash}`;
-  return sql`(SELECT hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM history_points WHERE ${range}
-              UNION ALL
-              SELECT hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM history_hourly WHERE ${range})`;
-}
-
 type FigureRow = { calls: string | number; total_time_ms: number; rows: string | number; shared_blks_hit: string | number; shared_blks_read: string | number };
 
 function figures(row: FigureRow) {
@@ -90,20 +81,23 @@ const HOUR_MS = 3_600_000;
  * 24,000 sums and at most two hours of points, instead of 144,000 points.
  */
 function figuresIn(environmentId: string, window: Window): SQL {
+  const at = (time: Date | number) => sql`${new Date(time).toISOString()}::timestamptz`;
+  const part = (table: string, range: SQL) =>
+    sql`SELECT hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM ${sql.identifier(table)}
+        WHERE environment_id = ${environmentId} AND ${range}`;
+  const inWindow = sql`at > ${at(window.from)} AND at <= ${at(window.to)}`;
   // whole hours [first, last): each starts after `from` and ends by `to`
   const first = Math.floor(window.from.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
   const last = Math.floor(window.to.getTime() / HOUR_MS) * HOUR_MS;
-  if (first >= last) return pointsIn(environmentId, window);
-  const columns = sql`hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read`;
-  const at = (time: number) => sql`${new Date(time).toISOString()}::timestamptz`;
-  const env = sql`environment_id = ${environmentId}`;
-  return sql`(SELECT ${columns} FROM history_points WHERE ${env} AND at > ${at(window.from.getTime())} AND at < ${at(first)}
-              UNION ALL
-              SELECT ${columns} FROM history_hour_sums WHERE ${env} AND at >= ${at(first)} AND at < ${at(last)}
-              UNION ALL
-              SELECT ${columns} FROM history_points WHERE ${env} AND at >= ${at(last)} AND at <= ${at(window.to.getTime())}
-              UNION ALL
-              SELECT ${columns} FROM history_hourly WHERE ${env} AND at > ${at(window.from.getTime())} AND at <= ${at(window.to.getTime())})`;
+  const recent =
+    first >= last
+      ? [part('history_points', inWindow)]
+      : [
+          part('history_points', sql`at > ${at(window.from)} AND at < ${at(first)}`),
+          part('history_hour_sums', sql`at >= ${at(first)} AND at < ${at(last)}`),
+          part('history_points', sql`at >= ${at(last)} AND at <= ${at(window.to)}`),
+        ];
+  return sql`(${sql.join([...recent, part('history_hourly', inWindow)], sql` UNION ALL `)})`;
 }
 
 /** Per query, the window's sums. */
