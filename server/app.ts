@@ -1,22 +1,23 @@
-// The web server: REST at /api, tRPC at /trpc, the SPA's static files at /.
-// Before any route, in this order: the Host check (421), the bearer token (401), the path check
-// (400). The token is checked before the path so that every way of spelling an API path is refused
-// without the token, whether or not it is well formed.
+// The web server: REST at /api, tRPC at /trpc, sign-in at /auth, the SPA's static files at /.
+// Before any route, in this order: the Host check (421), authentication (401 for bad credentials,
+// 403 for a cross-site request riding a session cookie), then for /api and /trpc a caller at all
+// (401), then the path check (400). Credentials are checked before the path so that every way of
+// spelling an API path is refused without them, whether or not it is well formed. What each
+// procedure needs beyond a caller is the access table's (server/auth/access.ts).
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { appRouter } from './routers/root';
 import { createContext, type Services } from './trpc';
+import { authenticate, type Authenticated } from './auth/authenticate';
+import { createSignInRouter } from './auth/sign-in-routes';
 import { createRestRouter, DOCS_ASSETS, sendError } from './rest';
 import { hostGuard } from './host-check';
 import { checkRequestPath, pathOf } from './request-path';
 import { logUnexpectedError } from './error-log';
 import { clientErrorAnswer } from '../shared/errors';
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** What GET may read without the token, compared with the path exactly as sent: the API reference. */
 const PUBLIC_API_PATHS: ReadonlySet<string> = new Set([
@@ -37,18 +38,18 @@ function isPublicRequest(method: string, target: string): boolean {
   return !API_PREFIX.test(requestPath) && checkRequestPath(target) === undefined;
 }
 
-/** Bearer-token check for everything but the SPA and the API reference, when API_TOKEN is set. */
-function requireToken(token: string | undefined): RequestHandler {
-  return (req, res, next) => {
-    if (!token || isPublicRequest(req.method, req.originalUrl)) return next();
-    const header = req.get('authorization') ?? '';
-    const match = /^Bearer\s+(.+)$/i.exec(header);
-    // compare digests so the comparison takes the same time whatever the length
-    if (match && timingSafeEqual(digest(match[1]!.trim()), digest(token))) return next();
-    res.setHeader('WWW-Authenticate', 'Bearer');
-    sendError(res, 401, 'unauthorized', 'Missing or wrong bearer token (Authorization: Bearer <API_TOKEN>)');
-  };
-}
+/** Everything but the SPA, sign-in and the API reference needs a caller (a session or a token). */
+const requireCaller: RequestHandler = (req, res, next) => {
+  if ((res.locals as Authenticated).principal || isPublicRequest(req.method, req.originalUrl)) return next();
+  res.setHeader('WWW-Authenticate', 'Bearer');
+  sendError(res, 401, 'unauthorized', 'Sign in, or send Authorization: Bearer <token> (a personal access token, a CI token or API_TOKEN)');
+};
+
+/** The caller of one request, for the tRPC context. */
+const callerOf = (req: express.Request, res: express.Response) => ({
+  principal: (res.locals as Authenticated).principal,
+  sourceAddress: req.socket.remoteAddress,
+});
 
 /** Refuses paths the layers below could read differently (dot segments, backslashes, control characters...). */
 const wellFormedPath: RequestHandler = (req, res, next) => {
@@ -71,15 +72,19 @@ export function createApp(services: Services, options: { clientDir?: string } = 
   app.set('trust proxy', false);
 
   app.use(hostGuard(services.config));
-  app.use(requireToken(services.config.apiToken));
+  // the SPA's files need no caller: every other request has its credentials read, however it is spelled
+  const readsCredentials = (req: express.Request) => /^\/auth\//i.test(req.path) || !isPublicRequest(req.method, req.originalUrl);
+  app.use(authenticate(services.store, services.config, readsCredentials, (res, status, code, message) => sendError(res, status, code, message)));
+  app.use(requireCaller);
   app.use(wellFormedPath);
-  app.use('/api', createRestRouter(services));
+  app.use('/auth', createSignInRouter(services));
+  app.use('/api', createRestRouter(services, callerOf));
   app.use(
     '/trpc',
     oneProcedureSegment,
     createExpressMiddleware({
       router: appRouter,
-      createContext: () => createContext(services),
+      createContext: ({ req, res }) => createContext(services, callerOf(req, res)),
       maxBodySize: services.config.maxBodyBytes,
       onError: ({ error, path: procedure }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') logUnexpectedError(`trpc ${procedure ?? '?'}`, error);

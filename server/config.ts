@@ -31,6 +31,28 @@ export interface Config {
   historyHourlyDays: number;
   /** Webhooks may reach private and loopback addresses (WEBHOOK_ALLOW_PRIVATE=1; server/webhooks/addresses.ts). */
   webhookAllowPrivate: boolean;
+  /** Sign-in and who may do what (server/auth/): see README "Running for a company". */
+  auth: AuthConfig;
+}
+
+export interface AuthConfig {
+  /** The address people reach the server at (PUBLIC_URL), without a trailing slash: redirect URI, cookie Secure, Origin check. */
+  publicUrl?: string;
+  /** Sign-in through an OpenID provider; absent when OIDC_ISSUER is unset. */
+  oidc?: { issuer: string; clientId: string; clientSecret: string; allowedDomains: string[]; allowedGroups: string[] };
+  /** First admins (ADMIN_EMAILS), lower case. */
+  adminEmails: string[];
+  /** Issuers whose CI ID tokens are accepted for tokenless CI (CI_OIDC_ISSUERS) and the audience they must carry. */
+  ciIssuers: string[];
+  ciAudience: string;
+  /** Where each CI issuer's keys are, when not where its discovery document says (CI_OIDC_JWKS_URLS, "issuer=url" pairs). */
+  ciJwksUrls: Record<string, string>;
+  /** Branches CI ID tokens may post runs for (CI_OIDC_BRANCHES); empty means any. */
+  ciBranches: string[];
+  /** A session unused this long ends (SESSION_IDLE_HOURS, default 24). */
+  sessionIdleSeconds: number;
+  /** A session ends this long after sign-in whatever its use (SESSION_MAX_DAYS, default 7). */
+  sessionMaxSeconds: number;
 }
 
 function port(value: string | undefined, fallback: number, name: string): number {
@@ -81,8 +103,72 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     historyFullDays: atLeast(count(env.HISTORY_FULL_DAYS, 7, 'HISTORY_FULL_DAYS'), 1, 'HISTORY_FULL_DAYS'),
     historyHourlyDays: atLeast(count(env.HISTORY_HOURLY_DAYS, 90, 'HISTORY_HOURLY_DAYS'), 1, 'HISTORY_HOURLY_DAYS'),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
+    auth: readAuthConfig(env),
   };
 }
+
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+/** An identity provider's address: https, or http on a loopback address (a provider run beside the server, as tests do). */
+export function checkIssuerUrl(value: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${name} must be a URL, got "${value}"`);
+  }
+  const loopback = isLoopback(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new Error(`${name} must be an https:// URL (http:// only on a loopback address), got "${value}"`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function readAuthConfig(env: NodeJS.ProcessEnv): AuthConfig {
+  const publicUrl = env.PUBLIC_URL?.trim() ? env.PUBLIC_URL.trim().replace(/\/+$/, '') : undefined;
+  if (publicUrl && !/^https?:\/\/[^/]+/.test(publicUrl)) throw new Error(`PUBLIC_URL must be an http(s) URL, got "${env.PUBLIC_URL}"`);
+  let oidc: AuthConfig['oidc'];
+  if (env.OIDC_ISSUER?.trim()) {
+    if (!env.OIDC_CLIENT_ID || !env.OIDC_CLIENT_SECRET) throw new Error('OIDC_ISSUER needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET');
+    if (!publicUrl) throw new Error('OIDC_ISSUER needs PUBLIC_URL: the identity provider returns people to ${PUBLIC_URL}/auth/callback');
+    oidc = {
+      issuer: checkIssuerUrl(env.OIDC_ISSUER.trim(), 'OIDC_ISSUER'),
+      clientId: env.OIDC_CLIENT_ID,
+      clientSecret: env.OIDC_CLIENT_SECRET,
+      allowedDomains: list(env.OIDC_ALLOWED_DOMAINS).map((d) => d.toLowerCase().replace(/^@/, '')),
+      allowedGroups: list(env.OIDC_ALLOWED_GROUPS),
+    };
+  }
+  const ciIssuers = list(env.CI_OIDC_ISSUERS ?? 'https://token.actions.githubusercontent.com').map((i) => checkIssuerUrl(i, 'CI_OIDC_ISSUERS'));
+  const ciJwksUrls: Record<string, string> = {};
+  for (const pair of list(env.CI_OIDC_JWKS_URLS)) {
+    const at = pair.lastIndexOf('=');
+    if (at <= 0) throw new Error(`CI_OIDC_JWKS_URLS takes issuer=url pairs, got "${pair}"`);
+    ciJwksUrls[checkIssuerUrl(pair.slice(0, at), 'CI_OIDC_JWKS_URLS')] = checkIssuerUrl(pair.slice(at + 1), 'CI_OIDC_JWKS_URLS');
+  }
+  return {
+    publicUrl,
+    oidc,
+    adminEmails: list(env.ADMIN_EMAILS).map((e) => e.toLowerCase()),
+    ciIssuers,
+    ciAudience: env.CI_OIDC_AUDIENCE?.trim() || 'querytrail',
+    ciJwksUrls,
+    ciBranches: list(env.CI_OIDC_BRANCHES),
+    sessionIdleSeconds: atLeast(count(env.SESSION_IDLE_HOURS, 24, 'SESSION_IDLE_HOURS'), 1, 'SESSION_IDLE_HOURS') * 3600,
+    sessionMaxSeconds: atLeast(count(env.SESSION_MAX_DAYS, 7, 'SESSION_MAX_DAYS'), 1, 'SESSION_MAX_DAYS') * 86_400,
+  };
+}
+
+/**
+ * Team mode: people sign in (an identity provider is configured) or every request carries a token
+ * (API_TOKEN is set). Otherwise querytrail is the single-user app of one machine: no sign-in, and
+ * whoever reaches it is its admin (it listens on loopback unless ALLOW_UNAUTHENTICATED=1).
+ */
+export const isTeamMode = (config: Config) => Boolean(config.auth.oidc || config.apiToken);
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 export const isLoopback = (host: string) => LOOPBACK.has(host) || host.startsWith('127.');
@@ -94,6 +180,6 @@ export function checkSecretKey(config: Config): string | undefined {
 
 /** Refuses to serve data to the network without a token unless the operator said so. */
 export function checkExposure(config: Config): string | undefined {
-  if (isLoopback(config.host) || config.apiToken || config.allowUnauthenticated) return undefined;
-  return `Refusing to listen on ${config.host} without API_TOKEN: anyone on the network could read and change your environments. Set API_TOKEN, or ALLOW_UNAUTHENTICATED=1 to accept that.`;
+  if (isLoopback(config.host) || isTeamMode(config) || config.allowUnauthenticated) return undefined;
+  return `Refusing to listen on ${config.host} without API_TOKEN or sign-in (OIDC_ISSUER): anyone on the network could read and change your environments. Configure an identity provider (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, PUBLIC_URL) or API_TOKEN, or ALLOW_UNAUTHENTICATED=1 to accept that.`;
 }

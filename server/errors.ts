@@ -14,6 +14,7 @@ const TRPC_TO_API: Partial<Record<TRPC_ERROR_CODE_KEY, ErrorCode>> = {
   CONFLICT: 'conflict',
   PAYLOAD_TOO_LARGE: 'payload_too_large',
   UNAUTHORIZED: 'unauthorized',
+  FORBIDDEN: 'forbidden',
   UNSUPPORTED_MEDIA_TYPE: 'unsupported_media_type',
   BAD_GATEWAY: 'upstream_unavailable',
 };
@@ -22,6 +23,8 @@ export const notFound = (what: string) => new TRPCError({ code: 'NOT_FOUND', mes
 export const conflict = (message: string) => new TRPCError({ code: 'CONFLICT', message });
 export const badRequest = (message: string, issues?: Issue[]) =>
   new TRPCError({ code: 'BAD_REQUEST', message, cause: issues ? new IssuesError(issues) : undefined });
+export const unauthorized = (message = 'Sign in, or send Authorization: Bearer <token>') => new TRPCError({ code: 'UNAUTHORIZED', message });
+export const forbidden = (message: string) => new TRPCError({ code: 'FORBIDDEN', message });
 export const upstream = (message: string) => new TRPCError({ code: 'BAD_GATEWAY', message });
 
 /** Field-level issues raised by a procedure itself (not by zod). */

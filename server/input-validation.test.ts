@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../test/support/services';
-import { createContext, publicProcedure, router } from './trpc';
+import { createContext, backstoppedProcedure, router } from './trpc';
 import { rowsOf } from './catalog/sql';
 import { CI_LIMITS } from '../shared/ci';
 import { requestJson } from '../test/support/api';
@@ -133,7 +133,7 @@ describe.each(BACKENDS)('the backstop behind the schemas (%s)', (backend) => {
     const services = await openTestServices(backend);
     // a procedure whose schema lets through what the database refuses, as a schema gap would
     const probe = router({
-      cast: publicProcedure.input(z.object({ text: z.string() })).query(async ({ ctx, input }) => rowsOf(ctx.store.db, sql`SELECT ${input.text}::int AS n`)),
+      cast: backstoppedProcedure.input(z.object({ text: z.string() })).query(async ({ ctx, input }) => rowsOf(ctx.store.db, sql`SELECT ${input.text}::int AS n`)),
     });
     const app = express().use('/trpc', createExpressMiddleware({ router: probe, createContext: () => createContext(services) }));
     const http = await new Promise<import('node:http').Server>((resolve) => {

@@ -117,7 +117,7 @@ describe.each(BACKENDS)('policy and acknowledgements over REST (%s)', (backend) 
     const first = await api('POST', `/env/${envId}/queries/${hash}/acknowledge`, { note: '  Reporting query, runs nightly.\r\nFine.  ' });
     expect(first.status).toBe(201);
     // never analyzed: its cost is unknown
-    expect(first.body).toEqual({ hash, note: 'Reporting query, runs nightly.\nFine.', cost: null, acknowledgedAt: expect.any(String) });
+    expect(first.body).toEqual({ hash, note: 'Reporting query, runs nightly.\nFine.', cost: null, acknowledgedAt: expect.any(String), acknowledgedBy: 'local' });
     expect(new Date(first.body.acknowledgedAt).toISOString()).toBe(first.body.acknowledgedAt);
 
     const replaced = await api('POST', `/env/${envId}/queries/${hash.toUpperCase()}/acknowledge`, {});

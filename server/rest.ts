@@ -156,7 +156,7 @@ const DOCS_PAGE = `<!doctype html>
 <script>window.ui = SwaggerUIBundle({ url: '../openapi.json', dom_id: '#swagger-ui' });</script>
 </body></html>`;
 
-export function createRestRouter(services: Services) {
+export function createRestRouter(services: Services, callerOf: (req: Request, res: Response) => Parameters<typeof createContext>[1]) {
   // literal segments compare exactly, as the token exemptions in app.ts do
   const rest = express.Router({ caseSensitive: true });
   const metas = proceduresWithMeta();
@@ -206,7 +206,7 @@ export function createRestRouter(services: Services) {
 
   const handler = createOpenApiExpressMiddleware({
     router: appRouter,
-    createContext: () => createContext(services),
+    createContext: ({ req, res }) => createContext(services, callerOf(req, res)),
     responseMeta: ({ ctx, paths, errors }) => {
       const context = ctx as Context | undefined;
       const headers = context?.response.headers ?? {};

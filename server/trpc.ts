@@ -7,6 +7,11 @@ import type { Secrets } from './secrets';
 import type { Config } from './config';
 import type { RunningQueue } from './queue/index';
 import { apiCodeOf, asInvalidInput, issuesOf, publicMessage } from './errors';
+import type { Principal } from './auth/principal';
+import { authorize, inputRecord, visibleEnvironments } from './auth/authorize';
+import { ACCESS } from './auth/access';
+import { auditChange } from './audit/change';
+import type { EnvRole } from '../shared/auth';
 
 export interface Services {
   store: Store;
@@ -24,10 +29,24 @@ export interface ResponseHints {
 
 export interface Context extends Services {
   response: ResponseHints;
+  /** Who is asking (server/auth/authenticate.ts); undefined when the request carries no credentials. */
+  principal: Principal | undefined;
+  /** The client's address, for the audit log. */
+  sourceAddress?: string;
+  /** The environments the caller may see at `role` or above; null means every one (admins). */
+  visibleEnvironments(role?: EnvRole): string[] | null;
 }
 
-export function createContext(services: Services): Context {
-  return { ...services, response: { headers: {} } };
+/** The caller of in-process calls (tests, tools) is the local admin unless a principal is given. */
+export function createContext(services: Services, caller: { principal?: Principal; sourceAddress?: string } = { principal: { kind: 'local' } }): Context {
+  const { principal, sourceAddress } = caller;
+  return {
+    ...services,
+    response: { headers: {} },
+    principal,
+    sourceAddress,
+    visibleEnvironments: (role) => (principal ? visibleEnvironments(principal, role) : []),
+  };
 }
 
 const t = initTRPC
@@ -52,12 +71,28 @@ const t = initTRPC
 
 export const router = t.router;
 // Every procedure: a value the database refuses as data answers 400, not 500 (see asInvalidInput).
-export const publicProcedure = t.procedure.use(async ({ next }) => {
+// Not for the app's routers: a procedure on it checks no access (use `procedure`).
+export const backstoppedProcedure = t.procedure.use(async ({ next }) => {
   const result = await next();
   if (!result.ok) {
     const invalid = asInvalidInput(result.error);
     if (invalid) throw invalid;
   }
+  return result;
+});
+
+/**
+ * Every procedure of the app: the caller is checked against the access table (server/auth/access.ts)
+ * before the input is parsed, and a change that succeeded is written to the audit log.
+ */
+export const procedure = backstoppedProcedure.use(async ({ ctx, path, type, getRawInput, next }) => {
+  const input = inputRecord(await getRawInput());
+  await authorize(ctx.store, ctx.principal, path, type, input);
+  const audit = ACCESS[path]?.audit;
+  if (type !== 'mutation' || audit === false) return next();
+  const before = audit?.settings ? await audit.settings(ctx.store.db, input) : undefined;
+  const result = await next();
+  if (result.ok) await auditChange(ctx, { path, input, before, output: result.data, settings: audit?.settings });
   return result;
 });
 export const createCallerFactory = t.createCallerFactory;

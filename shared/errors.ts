@@ -14,7 +14,8 @@ const ERROR_CODES = [
   'not_found',
   'conflict',
   // who may ask
-  'unauthorized',
+  'unauthorized', // no credentials, or ones that are not (or no longer) valid
+  'forbidden', // valid credentials without the role or scope needed (the message names it)
   'host_not_allowed',
   'origin_not_allowed',
   // reaching a user's database (the analyzer): one code per way a connection fails

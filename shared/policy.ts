@@ -193,6 +193,7 @@ export const acknowledgementSchema = z.object({
     description: "The query's cost when acknowledged: the acknowledgement holds until the cost moves by more than the policy's percentage from it",
   }),
   acknowledgedAt: isoDate,
+  acknowledgedBy: z.string().nullable().meta({ description: 'Who acknowledged it: a person, a token, or "local" on a single-user server' }),
 });
 export type Acknowledgement = z.infer<typeof acknowledgementSchema>;
 

@@ -223,6 +223,8 @@ export const queryAcknowledgements = pgTable(
     note: text('note'),
     cost: doublePrecision('cost'),
     acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    // who acknowledged: a person's email, a token's name, or "local" in single-user mode
+    acknowledgedBy: text('acknowledged_by'),
   },
   (t) => [primaryKey({ columns: [t.environmentId, t.hash] })],
 );
@@ -461,4 +463,109 @@ export const webhookDeliveries = pgTable(
     deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [index('webhook_deliveries_environment_idx').on(t.environmentId, t.createdAt.desc(), t.id.desc()), uniqueIndex('webhook_deliveries_event_key').on(t.webhookId, t.event, t.eventKey)],
+);
+
+// ---- People, sessions, tokens, memberships and the audit log (server/auth/, server/audit/) ----
+
+/** A person who signed in through the identity provider (or was named by ADMIN_EMAILS / the CLI). */
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    // lower case: memberships and ADMIN_EMAILS name people by email
+    email: text('email').notNull(),
+    name: text('name').notNull().default(''),
+    role: text('role', { enum: ['admin', 'member'] }).notNull().default('member'),
+    createdAt: createdAt(),
+    lastSignInAt: timestamp('last_sign_in_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('users_email_key').on(t.email)],
+);
+
+/**
+ * A signed-in browser. The cookie holds a random value; only its SHA-256 is stored, so a copy of
+ * the store signs no one in. Idle and absolute expiry are checked on every request.
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    idHash: text('id_hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    // sent by the SPA in X-CSRF-Token on every state-changing request
+    csrfToken: text('csrf_token').notNull(),
+    createdAt: createdAt(),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+/** One sign-in under way: what the callback must find (single use, short-lived). */
+export const signInAttempts = pgTable('sign_in_attempts', {
+  stateHash: text('state_hash').primaryKey(),
+  nonce: text('nonce').notNull(),
+  codeVerifier: text('code_verifier').notNull(),
+  returnTo: text('return_to').notNull().default('/'),
+  createdAt: createdAt(),
+});
+
+/** Who may see and change an environment, by email (a person may be added before first sign-in). */
+export const memberships = pgTable(
+  'memberships',
+  {
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    role: text('role', { enum: ['owner', 'editor', 'viewer'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.environmentId, t.email] }), index('memberships_email_idx').on(t.email)],
+);
+
+/**
+ * Personal access tokens (kind personal: a person's, limited by scopes) and CI tokens (kind ci: an
+ * environment's, only to post its runs and read their verdicts). The secret part is stored as its
+ * SHA-256 only and compared in constant time.
+ */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['personal', 'ci'] }).notNull(),
+    name: text('name').notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    environmentId: text('environment_id').references(() => environments.id, { onDelete: 'cascade' }),
+    scopes: jsonb('scopes').$type<string[]>().notNull(),
+    secretHash: text('secret_hash').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('api_tokens_user_idx').on(t.userId), index('api_tokens_environment_idx').on(t.environmentId)],
+);
+
+/**
+ * Every change, with who made it. Kept when its environment is deleted (no foreign key): the log
+ * answers "who deleted it". Settings are recorded before and after; secrets never.
+ */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    actorKind: text('actor_kind', { enum: ['local', 'break-glass', 'user', 'token', 'ci-token', 'ci-oidc', 'cli'] }).notNull(),
+    actor: text('actor').notNull(),
+    sourceAddress: text('source_address'),
+    action: text('action').notNull(),
+    environmentId: text('environment_id'),
+    target: text('target'),
+    before: jsonb('before'),
+    after: jsonb('after'),
+  },
+  (t) => [index('audit_log_at_idx').on(t.at.desc(), t.id.desc()), index('audit_log_environment_idx').on(t.environmentId, t.at.desc())],
 );

@@ -1,6 +1,6 @@
 // CI runs: storing one (its queries join the catalog of its repository's environment, and learn
 // their production cost from the environment's latest analysis), and reading them for the /ci page.
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { CiRunDetail, CiRunSummary, IngestRunInput, listRunsInput } from '../../shared/ci';
 import type { VerdictStatus } from '../../shared/policy';
@@ -74,10 +74,12 @@ function toSummary(
   };
 }
 
-type RunFilters = Pick<z.infer<typeof listRunsInput>, 'environmentId' | 'repo'>;
+/** `visible`: the environments whose runs the caller may see; null (admins) for every run, tagged or not. */
+type RunFilters = Pick<z.infer<typeof listRunsInput>, 'environmentId' | 'repo'> & { visible?: string[] | null };
 
 function runFilters(input: RunFilters): SQL | undefined {
   const filters: SQL[] = [];
+  if (input.visible) filters.push(input.visible.length ? inArray(ciRuns.environmentId, input.visible) : sql`false`);
   if (input.environmentId) filters.push(eq(ciRuns.environmentId, input.environmentId));
   if (input.repo?.trim()) filters.push(eq(sql`lower(${ciRuns.repo})`, input.repo.trim().toLowerCase()));
   return filters.length ? and(...filters) : undefined;
@@ -90,7 +92,7 @@ export async function countRuns(db: Db, input: RunFilters): Promise<number> {
 }
 
 /** Newest first, with the environment each run was tagged with (null when untagged). */
-export async function listRuns(db: Db, input: z.infer<typeof listRunsInput>): Promise<Page<CiRunSummary>> {
+export async function listRuns(db: Db, input: z.infer<typeof listRunsInput> & { visible?: string[] | null }): Promise<Page<CiRunSummary>> {
   const [rows, total] = await Promise.all([
     db
       .select(summaryColumns)

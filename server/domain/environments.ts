@@ -1,8 +1,8 @@
 // Environments, and the lookup every other area makes of one: a request about a thing inside an
 // environment answers 404 for the environment when that is what is missing.
-import { asc, desc, eq } from 'drizzle-orm';
+import { asc, desc, eq, inArray } from 'drizzle-orm';
 import type { EnvironmentDetail, EnvironmentSummary } from '../../shared/environments';
-import { connections, environments, repoLinks } from '../db/schema';
+import { connections, environments, memberships, repoLinks } from '../db/schema';
 import type { Db } from '../db/store';
 import { conflict, isUniqueViolation, notFound } from '../errors';
 import { newId } from '../ids';
@@ -29,10 +29,14 @@ export async function notFoundInEnvironment(db: Db, environmentId: string, missi
   throw missing;
 }
 
-export async function createEnvironment(db: Db, input: { name: string; slug: string }): Promise<{ id: string }> {
+/** `owner`: the person who creates it becomes its owner (none for the local user and the API_TOKEN, who are admins). */
+export async function createEnvironment(db: Db, input: { name: string; slug: string }, owner?: string): Promise<{ id: string }> {
   const id = newId('env');
   try {
-    await db.insert(environments).values({ id, name: input.name, slug: input.slug });
+    await db.transaction(async (tx) => {
+      await tx.insert(environments).values({ id, name: input.name, slug: input.slug });
+      if (owner) await tx.insert(memberships).values({ environmentId: id, email: owner, role: 'owner' });
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw slugTaken(input.slug);
     throw error;
@@ -40,9 +44,14 @@ export async function createEnvironment(db: Db, input: { name: string; slug: str
   return { id };
 }
 
-/** Newest first. */
-export async function listEnvironments(db: Db): Promise<EnvironmentSummary[]> {
-  const rows = await db.select(summaryColumns).from(environments).orderBy(desc(environments.createdAt), asc(environments.id));
+/** Newest first; `visible` null for every one, else only these. */
+export async function listEnvironments(db: Db, visible: string[] | null = null): Promise<EnvironmentSummary[]> {
+  if (visible && visible.length === 0) return [];
+  const rows = await db
+    .select(summaryColumns)
+    .from(environments)
+    .where(visible ? inArray(environments.id, visible) : undefined)
+    .orderBy(desc(environments.createdAt), asc(environments.id));
   return rows.map(toSummary);
 }
 

@@ -49,8 +49,9 @@ const ackColumns = {
   note: queryAcknowledgements.note,
   cost: queryAcknowledgements.cost,
   acknowledgedAt: queryAcknowledgements.acknowledgedAt,
+  acknowledgedBy: queryAcknowledgements.acknowledgedBy,
 };
-const toAcknowledgement = (row: { hash: string; note: string | null; cost: number | null; acknowledgedAt: Date }): Acknowledgement => ({
+const toAcknowledgement = (row: { hash: string; note: string | null; cost: number | null; acknowledgedAt: Date; acknowledgedBy: string | null }): Acknowledgement => ({
   ...row,
   acknowledgedAt: row.acknowledgedAt.toISOString(),
 });
@@ -84,6 +85,7 @@ async function currentCost(db: Pick<Db, 'execute'>, environmentId: string, hash:
 export async function acknowledgeQuery(
   db: Db,
   input: { id: string; hash: string; note?: string | null },
+  actor: string,
 ): Promise<{ acknowledgement: Acknowledgement; created: boolean }> {
   const [known] = await db
     .select({ hash: catalogQueries.hash })
@@ -93,17 +95,23 @@ export async function acknowledgeQuery(
 
   const cost = await currentCost(db, input.id, input.hash);
   try {
-    const [row] = await rowsOf<{ hash: string; note: string | null; cost: number | null; acknowledged_at: Date | string; created: boolean }>(
+    const [row] = await rowsOf<{ hash: string; note: string | null; cost: number | null; acknowledged_at: Date | string; acknowledged_by: string | null; created: boolean }>(
       db,
-      sql`INSERT INTO query_acknowledgements (environment_id, hash, note, cost, acknowledged_at)
-          VALUES (${input.id}, ${input.hash}, ${input.note ?? null}, ${cost}::float8, now())
+      sql`INSERT INTO query_acknowledgements (environment_id, hash, note, cost, acknowledged_at, acknowledged_by)
+          VALUES (${input.id}, ${input.hash}, ${input.note ?? null}, ${cost}::float8, now(), ${actor})
           ON CONFLICT (environment_id, hash) DO UPDATE
-            SET note = excluded.note, cost = excluded.cost, acknowledged_at = excluded.acknowledged_at
-          RETURNING hash, note, cost, acknowledged_at, (xmax = 0) AS created`,
+            SET note = excluded.note, cost = excluded.cost, acknowledged_at = excluded.acknowledged_at, acknowledged_by = excluded.acknowledged_by
+          RETURNING hash, note, cost, acknowledged_at, acknowledged_by, (xmax = 0) AS created`,
     );
     if (!row) throw new Error('INSERT ... RETURNING gave no row');
     return {
-      acknowledgement: toAcknowledgement({ hash: row.hash, note: row.note, cost: row.cost, acknowledgedAt: new Date(row.acknowledged_at) }),
+      acknowledgement: toAcknowledgement({
+        hash: row.hash,
+        note: row.note,
+        cost: row.cost,
+        acknowledgedAt: new Date(row.acknowledged_at),
+        acknowledgedBy: row.acknowledged_by,
+      }),
       created: row.created,
     };
   } catch (error) {

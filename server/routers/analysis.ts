@@ -15,12 +15,12 @@ import { latestIndexHealth } from '../analysis/index-health';
 import { startAnalysis } from '../analysis/jobs';
 import { latestAnalysis, readQueryAnalysis } from '../analysis/results';
 import { compareRun } from '../analysis/run-diff';
-import { publicProcedure } from '../trpc';
+import { procedure } from '../trpc';
 
 const TAG = ['Query analysis'];
 
 export const analysisRouter = {
-  start: publicProcedure
+  start: procedure
     .meta({
       openapi: {
         method: 'POST',
@@ -40,13 +40,13 @@ export const analysisRouter = {
       (await startAnalysis(ctx, input.id, { budget: { maxIndexes: input.maxIndexes, maxBytes: input.maxBytes }, hiddenIndexes: input.hiddenIndexes })).status,
     ),
 
-  latest: publicProcedure
+  latest: procedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/analyze', tags: TAG, summary: 'The latest analysis: progress, or its ranked index recommendations' } })
     .input(envAnalysisInput)
     .output(analysisStatusSchema)
     .query(({ ctx, input }) => latestAnalysis(ctx.store.db, input.id)),
 
-  indexHealth: publicProcedure
+  indexHealth: procedure
     .meta({
       openapi: {
         method: 'GET',
@@ -59,13 +59,13 @@ export const analysisRouter = {
     .output(environmentIndexHealthSchema)
     .query(({ ctx, input }) => latestIndexHealth(ctx.store.db, input.id)),
 
-  query: publicProcedure
+  query: procedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/queries/{hash}/analysis', tags: TAG, summary: "A query's production plan, cost and index recommendations" } })
     .input(queryAnalysisInput)
     .output(queryAnalysisSchema)
     .query(({ ctx, input }) => readQueryAnalysis(ctx.store.db, input.id, input.hash)),
 
-  ciRun: publicProcedure
+  ciRun: procedure
     .meta({
       openapi: {
         method: 'GET',

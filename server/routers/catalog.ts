@@ -6,7 +6,7 @@ import { catalogEntry, catalogQuery, envIdInput, getQueryInput, listQueriesInput
 import { addManualQuery } from '../catalog/manual';
 import { syncProduction } from '../catalog/production-sync';
 import { countQueries, listQueries, readQuery } from '../catalog/read';
-import { listOutput, publicProcedure } from '../trpc';
+import { listOutput, procedure } from '../trpc';
 import { rowsWithTotal } from './paging';
 
 const TAG = ['Query catalog'];
@@ -20,7 +20,7 @@ const listEntry = catalogEntry.extend(catalogEntryFigures).extend({
 const singleEntry = catalogQuery.extend(catalogEntryFigures);
 
 export const catalogRouter = {
-  list: publicProcedure
+  list: procedure
     .meta({
       openapi: {
         method: 'GET',
@@ -35,18 +35,18 @@ export const catalogRouter = {
     .query(async ({ ctx, input }) => rowsWithTotal(ctx, await listQueries(ctx.store, input))),
 
   /** tRPC only: the total the list's X-Total-Count header carries, for typed clients. */
-  count: publicProcedure
+  count: procedure
     .input(listQueriesInput.pick({ id: true, source: true, q: true }))
     .output(z.object({ total: z.number().int() }))
     .query(async ({ ctx, input }) => ({ total: await countQueries(ctx.store.db, input) })),
 
-  get: publicProcedure
+  get: procedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/queries/{hash}', tags: TAG, summary: 'Read one catalog query by its fingerprint hash' } })
     .input(getQueryInput)
     .output(singleEntry)
     .query(({ ctx, input }) => readQuery(ctx.store.db, input.id, input.hash)),
 
-  add: publicProcedure
+  add: procedure
     .meta({
       openapi: {
         method: 'POST',
@@ -65,7 +65,7 @@ export const catalogRouter = {
       return readQuery(ctx.store.db, input.id, hash);
     }),
 
-  syncProduction: publicProcedure
+  syncProduction: procedure
     .meta({
       openapi: {
         method: 'POST',

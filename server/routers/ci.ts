@@ -5,13 +5,13 @@ import { ciRunDetail, ciRunSummary, getRunInput, ingestRunInput, ingestRunOutput
 import { verdictInput, verdictSchema } from '../../shared/policy';
 import { countRuns, listRuns, readRun, recordCiRun } from '../domain/ci-runs';
 import { readVerdict } from '../verdict/read';
-import { listOutput, publicProcedure } from '../trpc';
+import { listOutput, procedure } from '../trpc';
 import { rowsWithTotal } from './paging';
 
 const TAG = ['CI runs'];
 
 export const ciRouter = {
-  ingest: publicProcedure
+  ingest: procedure
     .meta({
       openapi: {
         method: 'POST',
@@ -32,7 +32,7 @@ export const ciRouter = {
       return result;
     }),
 
-  list: publicProcedure
+  list: procedure
     .meta({
       openapi: {
         method: 'GET',
@@ -44,21 +44,21 @@ export const ciRouter = {
     })
     .input(listRunsInput)
     .output(listOutput(ciRunSummary))
-    .query(async ({ ctx, input }) => rowsWithTotal(ctx, await listRuns(ctx.store.db, input))),
+    .query(async ({ ctx, input }) => rowsWithTotal(ctx, await listRuns(ctx.store.db, { ...input, visible: ctx.visibleEnvironments() }))),
 
   /** tRPC only: the total the list's X-Total-Count header carries, for typed clients. */
-  count: publicProcedure
+  count: procedure
     .input(listRunsInput.pick({ environmentId: true, repo: true }))
     .output(z.object({ total: z.number().int() }))
-    .query(async ({ ctx, input }) => ({ total: await countRuns(ctx.store.db, input) })),
+    .query(async ({ ctx, input }) => ({ total: await countRuns(ctx.store.db, { ...input, visible: ctx.visibleEnvironments() }) })),
 
-  get: publicProcedure
+  get: procedure
     .meta({ openapi: { method: 'GET', path: '/ci/runs/{id}', tags: TAG, summary: 'Read one CI run with its queries' } })
     .input(getRunInput)
     .output(ciRunDetail)
     .query(({ ctx, input }) => readRun(ctx.store.db, input.id)),
 
-  verdict: publicProcedure
+  verdict: procedure
     .meta({
       openapi: {
         method: 'GET',

@@ -3,18 +3,18 @@ import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { addConnectionInput, idOutput, removeConnectionInput } from '../../shared/environments';
 import { addConnection, removeConnection } from '../domain/connections';
-import { publicProcedure } from '../trpc';
+import { procedure } from '../trpc';
 
 const TAG = ['Connections'];
 
 export const connectionsRouter = {
-  add: publicProcedure
+  add: procedure
     .meta({ openapi: { method: 'POST', path: '/env/{id}/connections', tags: TAG, summary: 'Add a database connection' }, successStatus: 201 })
     .input(addConnectionInput)
     .output(idOutput)
     .mutation(({ ctx, input }) => addConnection(ctx.store.db, ctx.secrets, input)),
 
-  remove: publicProcedure
+  remove: procedure
     .meta({
       openapi: { method: 'DELETE', path: '/env/{id}/connections/{connectionId}', tags: TAG, summary: 'Remove a database connection' },
       successStatus: 204,

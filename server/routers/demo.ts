@@ -5,13 +5,13 @@ import { z } from 'zod';
 import { remoteSyncResponseSchema } from '../../shared/analyzer-schema';
 import { demoStatus, removeDemo, startDemo, syncDemo } from '../demo/demo';
 import { demoStatusSchema } from '../demo/status';
-import { publicProcedure } from '../trpc';
+import { procedure } from '../trpc';
 
 const TAG = ['Demo'];
 const noInput = z.object({}).optional();
 
 export const demoRouter = {
-  start: publicProcedure
+  start: procedure
     .meta({
       openapi: {
         method: 'POST',
@@ -26,13 +26,13 @@ export const demoRouter = {
     .output(demoStatusSchema)
     .mutation(({ ctx }) => startDemo(ctx)),
 
-  status: publicProcedure
+  status: procedure
     .meta({ openapi: { method: 'GET', path: '/demo', tags: TAG, summary: "The demo's progress, step by step, and what it made" } })
     .input(noInput)
     .output(demoStatusSchema)
     .query(({ ctx }) => demoStatus(ctx)),
 
-  remove: publicProcedure
+  remove: procedure
     .meta({
       openapi: { method: 'DELETE', path: '/demo', tags: TAG, summary: "Remove the demo: its environment, CI runs, PostgreSQL server and data folder" },
       successStatus: 204,
@@ -41,7 +41,7 @@ export const demoRouter = {
     .output(z.void())
     .mutation(({ ctx }) => removeDemo(ctx)),
 
-  sync: publicProcedure
+  sync: procedure
     .meta({
       openapi: {
         method: 'POST',

@@ -5,36 +5,36 @@ import { createEnvironmentInput, envIdInput, environmentDetail, environmentSumma
 import { createEnvironment, deleteEnvironment, listEnvironments, readEnvironment, updateEnvironment } from '../domain/environments';
 import { snapshotRefreshSchema } from '../../shared/snapshot';
 import { refreshSnapshot } from '../verdict/snapshots';
-import { listOutput, publicProcedure } from '../trpc';
+import { listOutput, procedure } from '../trpc';
 
 const TAG = ['Environments'];
 
 export const environmentsRouter = {
-  create: publicProcedure
+  create: procedure
     .meta({ openapi: { method: 'POST', path: '/env', tags: TAG, summary: 'Create an environment' }, successStatus: 201 })
     .input(createEnvironmentInput)
     .output(idOutput)
-    .mutation(({ ctx, input }) => createEnvironment(ctx.store.db, input)),
+    .mutation(({ ctx, input }) => createEnvironment(ctx.store.db, input, ctx.principal?.kind === 'person' ? ctx.principal.email : undefined)),
 
-  list: publicProcedure
+  list: procedure
     .meta({ openapi: { method: 'GET', path: '/env', tags: TAG, summary: 'List environments' } })
     .input(z.object({}).optional())
     .output(listOutput(environmentSummary))
-    .query(({ ctx }) => listEnvironments(ctx.store.db)),
+    .query(({ ctx }) => listEnvironments(ctx.store.db, ctx.visibleEnvironments())),
 
-  get: publicProcedure
+  get: procedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}', tags: TAG, summary: 'Read an environment with its connections and repos' } })
     .input(envIdInput)
     .output(environmentDetail)
     .query(({ ctx, input }) => readEnvironment(ctx.store.db, input.id, ctx.config.snapshotIntervalSeconds)),
 
-  update: publicProcedure
+  update: procedure
     .meta({ openapi: { method: 'PATCH', path: '/env/{id}', tags: TAG, summary: 'Rename an environment, change its slug or its production history interval' } })
     .input(updateEnvironmentInput)
     .output(updatedEnvironment)
     .mutation(({ ctx, input }) => updateEnvironment(ctx.store.db, input)),
 
-  delete: publicProcedure
+  delete: procedure
     .meta({
       openapi: { method: 'DELETE', path: '/env/{id}', tags: TAG, summary: 'Delete an environment, its connections, repo links and catalog' },
       successStatus: 204,
@@ -43,7 +43,7 @@ export const environmentsRouter = {
     .output(z.void())
     .mutation(({ ctx, input }) => deleteEnvironment(ctx.store.db, input.id)),
 
-  refreshSnapshot: publicProcedure
+  refreshSnapshot: procedure
     .meta({
       openapi: {
         method: 'POST',

@@ -5,13 +5,13 @@ import { historyPoint, historySnapshotOutput, queryHistoryInput, regressedQuery,
 import { conflict, notFound } from '../errors';
 import { takeHistorySnapshot } from '../history/snapshot';
 import { queryHistory, regressedQueries, topQueries, windowOf } from '../history/read';
-import { listOutput, publicProcedure } from '../trpc';
+import { listOutput, procedure } from '../trpc';
 
 const TAG = ['Production history'];
 const WINDOW = '`from` and `to` are ISO 8601 (default: the last 24 hours); 400 when `from` is not before `to` or the window is longer than 400 days.';
 
 export const historyRouter = {
-  query: publicProcedure
+  query: procedure
     .meta({
       openapi: {
         method: 'GET',
@@ -25,7 +25,7 @@ export const historyRouter = {
     .output(listOutput(historyPoint))
     .query(({ ctx, input }) => queryHistory(ctx.store, input.id, input.hash, windowOf(input))),
 
-  top: publicProcedure
+  top: procedure
     .meta({
       openapi: {
         method: 'GET',
@@ -39,7 +39,7 @@ export const historyRouter = {
     .output(listOutput(topQuery))
     .query(({ ctx, input }) => topQueries(ctx.store.db, input.id, windowOf(input), input.by, input.limit)),
 
-  regressed: publicProcedure
+  regressed: procedure
     .meta({
       openapi: {
         method: 'GET',
@@ -53,7 +53,7 @@ export const historyRouter = {
     .output(listOutput(regressedQuery))
     .query(({ ctx, input }) => regressedQueries(ctx.store.db, input.id, windowOf(input), input.threshold, input.limit)),
 
-  snapshot: publicProcedure
+  snapshot: procedure
     .meta({
       openapi: {
         method: 'POST',

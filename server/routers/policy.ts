@@ -4,18 +4,19 @@ import { z } from 'zod';
 import { envIdInput } from '../../shared/environments';
 import { acknowledgeInput, acknowledgementSchema, getPolicyInput, policySchema, unacknowledgeInput, updatePolicyInput } from '../../shared/policy';
 import { acknowledgeQuery, getPolicy, listAcknowledgements, unacknowledgeQuery, updatePolicy } from '../domain/policy';
-import { listOutput, publicProcedure } from '../trpc';
+import { listOutput, procedure } from '../trpc';
+import { actorOf } from '../auth/principal';
 
 const TAG = ['Policy'];
 
 export const policyRouter = {
-  get: publicProcedure
+  get: procedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/policy', tags: TAG, summary: "Read the environment's CI verdict policy" } })
     .input(getPolicyInput)
     .output(policySchema)
     .query(({ ctx, input }) => getPolicy(ctx.store.db, input.id)),
 
-  update: publicProcedure
+  update: procedure
     .meta({
       openapi: {
         method: 'PUT',
@@ -29,7 +30,7 @@ export const policyRouter = {
     .output(policySchema)
     .mutation(({ ctx, input: { id, ...patch } }) => updatePolicy(ctx.store.db, id, patch)),
 
-  acknowledge: publicProcedure
+  acknowledge: procedure
     .meta({
       openapi: {
         method: 'POST',
@@ -45,12 +46,12 @@ export const policyRouter = {
     .input(acknowledgeInput)
     .output(acknowledgementSchema)
     .mutation(async ({ ctx, input }) => {
-      const { acknowledgement, created } = await acknowledgeQuery(ctx.store.db, input);
+      const { acknowledgement, created } = await acknowledgeQuery(ctx.store.db, input, actorOf(ctx.principal!).name);
       if (!created) ctx.response.status = 200;
       return acknowledgement;
     }),
 
-  unacknowledge: publicProcedure
+  unacknowledge: procedure
     .meta({
       openapi: { method: 'DELETE', path: '/env/{id}/queries/{hash}/acknowledge', tags: TAG, summary: 'Undo an acknowledgement' },
       successStatus: 204,
@@ -59,7 +60,7 @@ export const policyRouter = {
     .output(z.void())
     .mutation(({ ctx, input }) => unacknowledgeQuery(ctx.store.db, input)),
 
-  acknowledgements: publicProcedure
+  acknowledgements: procedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/acknowledgements', tags: TAG, summary: 'List acknowledged queries, the latest first' } })
     .input(envIdInput)
     .output(listOutput(acknowledgementSchema))

@@ -1,5 +1,9 @@
 import { router } from '../trpc';
 import { analysisRouter } from './analysis';
+import { auditRouter } from './audit';
+import { meRouter } from './me';
+import { membersRouter } from './members';
+import { ciTokensRouter, tokensRouter } from './tokens';
 import { catalogRouter } from './catalog';
 import { ciRouter } from './ci';
 import { connectionsRouter } from './connections';
@@ -21,6 +25,11 @@ export const appRouter = router({
   policy: policyRouter,
   demo: demoRouter,
   webhooks: webhooksRouter,
+  me: meRouter,
+  members: membersRouter,
+  tokens: tokensRouter,
+  ciTokens: ciTokensRouter,
+  audit: auditRouter,
 });
 
 /** The type the SPA and internal tools import for typed calls. */

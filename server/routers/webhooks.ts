@@ -4,13 +4,13 @@ import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { envIdInput } from '../../shared/environments';
 import { createdWebhook, createWebhookInput, listDeliveriesInput, webhookDelivery, webhookRefInput, webhookSummary } from '../../shared/webhooks';
-import { listOutput, publicProcedure } from '../trpc';
+import { listOutput, procedure } from '../trpc';
 import { addWebhook, listDeliveries, listWebhooks, removeWebhook, testWebhook } from '../webhooks/webhooks';
 
 const TAG = ['Webhooks'];
 
 export const webhooksRouter = {
-  add: publicProcedure
+  add: procedure
     .meta({
       openapi: {
         method: 'POST',
@@ -25,19 +25,19 @@ export const webhooksRouter = {
     .output(createdWebhook)
     .mutation(({ ctx, input }) => addWebhook(ctx, input)),
 
-  list: publicProcedure
+  list: procedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/webhooks', tags: TAG, summary: "List the environment's webhooks, URLs masked" } })
     .input(envIdInput)
     .output(listOutput(webhookSummary))
     .query(({ ctx, input }) => listWebhooks(ctx.store.db, input.id)),
 
-  remove: publicProcedure
+  remove: procedure
     .meta({ openapi: { method: 'DELETE', path: '/env/{id}/webhooks/{webhookId}', tags: TAG, summary: 'Remove a webhook and its delivery log' }, successStatus: 204 })
     .input(webhookRefInput)
     .output(z.void())
     .mutation(({ ctx, input }) => removeWebhook(ctx.store.db, input.id, input.webhookId)),
 
-  test: publicProcedure
+  test: procedure
     .meta({
       openapi: {
         method: 'POST',
@@ -51,7 +51,7 @@ export const webhooksRouter = {
     .output(webhookDelivery)
     .mutation(({ ctx, input }) => testWebhook(ctx, input.id, input.webhookId)),
 
-  deliveries: publicProcedure
+  deliveries: procedure
     .meta({ openapi: { method: 'GET', path: '/env/{id}/webhooks/deliveries', tags: TAG, summary: "The latest deliveries of the environment's webhooks, newest first" } })
     .input(listDeliveriesInput)
     .output(listOutput(webhookDelivery))
