@@ -11,6 +11,11 @@
 // The last column sends, the same way, the SQL the list sent before it read an index (a sort of the
 // whole catalog, a count(*), and a lookup of each row's latest analysis).
 //
+// With authentication: each scenario is measured a second time on a second app over the same store in
+// team mode, its clients sending a personal access token of a viewer of the environment (resolved on
+// every request: token, person and memberships in one statement, plus the access check). Columns
+// "auth req/s" and "auth / open" compare it with the app in single-user mode in the same run.
+//
 // Options (environment): BENCH_CATALOG, BENCH_CLIENTS, BENCH_REQUESTS, BENCH_BEFORE_REQUESTS (200),
 // BENCH_BACKENDS (postgres,pglite).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,6 +36,9 @@ import { pageQuery } from '../server/catalog/read';
 import { historyQuery, topStatement } from '../server/history/read';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { startPostgres } from '../test/support/postgres';
+import { upsertSignedInUser } from '../server/domain/people';
+import { createPersonalToken } from '../server/domain/tokens';
+import { memberships } from '../server/db/schema';
 
 const CATALOG = Number(process.env.BENCH_CATALOG ?? 100_000);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 10);
@@ -228,10 +236,10 @@ const CLIENT_THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
 (async () => {
-  const { url, clients, requests, warmup } = workerData;
+  const { url, clients, requests, warmup, headers } = workerData;
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   const call = () => new Promise((resolve, reject) => {
-    http.get(url, { agent }, (response) => {
+    http.get(url, { agent, headers }, (response) => {
       const chunks = [];
       response.on('data', (chunk) => chunks.push(chunk));
       response.on('end', () => {
@@ -256,8 +264,8 @@ const http = require('node:http');
 })().catch((error) => parentPort.postMessage({ error: String(error) }));
 `;
 
-async function driveHttp(url: string) {
-  const worker = new Worker(CLIENT_THREAD, { eval: true, workerData: { url, clients: CLIENTS, requests: REQUESTS, warmup: { calls: warmupFor(REQUESTS), ms: WARMUP_MS } } });
+async function driveHttp(url: string, headers: Record<string, string> = {}) {
+  const worker = new Worker(CLIENT_THREAD, { eval: true, workerData: { url, headers, clients: CLIENTS, requests: REQUESTS, warmup: { calls: warmupFor(REQUESTS), ms: WARMUP_MS } } });
   const result = await new Promise<{ seconds: number; latencies: number[]; error?: string }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
@@ -296,16 +304,29 @@ async function benchBackend(kind: string) {
   http.keepAliveTimeout = 60_000;
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}/api/env/${environmentId}`;
 
+  // the same store served in team mode, read with a viewer's personal access token
+  const person = await upsertSignedInUser(store.db, { email: 'bench@acme.test', name: 'Bench' }, []);
+  await store.db.insert(memberships).values({ environmentId, email: 'bench@acme.test', role: 'viewer' });
+  const { token } = await createPersonalToken(store.db, { userId: person.id, email: 'bench@acme.test' }, { name: 'bench', scopes: ['read'] });
+  const teamServices = { ...services, config: { ...services.config, apiToken: randomBytes(24).toString('hex') } };
+  const httpTeam = await new Promise<import('node:http').Server>((resolve) => {
+    const s = createApp(teamServices).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  httpTeam.keepAliveTimeout = 60_000;
+  const baseTeam = `http://127.0.0.1:${(httpTeam.address() as AddressInfo).port}/api/env/${environmentId}`;
+
   const results = [];
   for (const scenario of [...catalogScenarios(environmentId), ...historyScenarios(environmentId)]) {
     const api = await driveHttp(base + scenario.path);
+    const auth = await driveHttp(baseTeam + scenario.path, { authorization: `Bearer ${token}` });
     const floor = await drive(async () => {
       await Promise.all(scenario.floor.map(send));
     });
     const before = scenario.before ? await drive(() => Promise.all(scenario.before!.map(send)).then(() => undefined), BEFORE_REQUESTS) : undefined;
-    results.push({ scenario: scenario.name, api, floor, before });
+    results.push({ scenario: scenario.name, api, auth, floor, before });
   }
   await new Promise<void>((resolve) => http.close(() => resolve()));
+  await new Promise<void>((resolve) => httpTeam.close(() => resolve()));
   await services.store.close(); // the job queue first, then the store
   await stopServer();
   rmSync(dataDir, { recursive: true, force: true });
@@ -316,9 +337,9 @@ const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 
 async function printBackend(kind: string) {
   const r = await benchBackend(kind);
-  for (const { scenario, api, floor, before } of r.results) {
+  for (const { scenario, api, auth, floor, before } of r.results) {
     console.log(
-      `| ${r.kind} | ${scenario} | ${f(api.perSecond)} | ${f(api.p50)} | ${f(api.p95)} | ${f(floor.perSecond)} | ${f(floor.p50)} | ${f(floor.p95)} | ${(floor.perSecond / api.perSecond).toFixed(1)}x | ${before ? `${f(before.perSecond)} (${f(before.p50)})` : '-'} |`,
+      `| ${r.kind} | ${scenario} | ${f(api.perSecond)} | ${f(api.p50)} | ${f(api.p95)} | ${f(auth.perSecond)} | ${((auth.perSecond / api.perSecond) * 100).toFixed(0)}% | ${f(floor.perSecond)} | ${f(floor.p50)} | ${f(floor.p95)} | ${(floor.perSecond / api.perSecond).toFixed(1)}x | ${before ? `${f(before.perSecond)} (${f(before.p50)})` : '-'} |`,
     );
   }
   const bytesLine =
@@ -334,8 +355,8 @@ if (process.env.BENCH_CHILD) {
   await printBackend(BACKENDS[0]!);
 } else {
   console.log(`Reads: a catalog of ${CATALOG} queries, ${CLIENTS} concurrent clients, ${REQUESTS} requests per scenario\n`);
-  console.log('| backend | scenario | API req/s | p50 ms | p95 ms | floor req/s | floor p50 ms | floor p95 ms | API / floor time | old SQL req/s (p50 ms) |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| backend | scenario | API req/s | p50 ms | p95 ms | auth req/s | auth / open | floor req/s | floor p50 ms | floor p95 ms | API / floor time | old SQL req/s (p50 ms) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const kind of BACKENDS) {
     const child = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
       env: { ...process.env, BENCH_BACKENDS: kind, BENCH_CHILD: '1' },

@@ -64,6 +64,9 @@ interface Known {
   runId: string;
   hash: string;
   repo: string;
+  /** A member of the environment and one of its CI tokens (the members and ci-tokens routes). */
+  email: string;
+  tokenId: string;
 }
 
 /** Stands for 10,000 nested arrays; swapped in when the body is written (JSON.stringify would overflow). */
@@ -82,7 +85,7 @@ const ODD_TEXT = ['Ünïcödé 🚀', '\u202Eevil', 'zero\u200Bwidth', "O'Brien;
 const COERCED = new Set(['limit', 'offset', 'threshold']);
 
 /** Fields whose value is one line of plain text or a token: any control character is wrong there. */
-const LINE_FIELDS = new Set(['name', 'label', 'runId', 'branch', 'slug', 'repo', 'commitSha', 'id', 'connectionId', 'environmentId', 'hash', 'connectionString']);
+const LINE_FIELDS = new Set(['name', 'label', 'runId', 'branch', 'slug', 'repo', 'commitSha', 'id', 'connectionId', 'environmentId', 'hash', 'connectionString', 'email', 'tokenId']);
 
 interface Target {
   /** true where a query that does not parse must be refused (a query typed by hand). */
@@ -99,6 +102,10 @@ function validValue(name: string, schema: Schema, known: Known, target: Target):
       return target.idOf === 'run' ? known.runId : known.envId;
     case 'connectionId':
       return known.connectionId;
+    case 'email':
+      return known.email;
+    case 'tokenId':
+      return known.tokenId;
     case 'environmentId':
       return known.envId;
     case 'hash':
@@ -360,7 +367,10 @@ describe.each(BACKENDS)('malformed input on every route (%s)', (backend) => {
     await json('POST', `/env/${envId}/repos`, { repo });
     const hash = (await json('POST', `/env/${envId}/queries`, { query: 'SELECT id FROM users WHERE id = 1' })).hash as string;
     const runId = (await json('POST', '/ci/runs', { repo, runId: 'seeded-1', queries: [{ query: 'SELECT name FROM teams', calls: 3 }] })).id as string;
-    known = { envId, connectionId, runId, hash, repo };
+    const email = 'member@acme.test';
+    await json('PUT', `/env/${envId}/members/${encodeURIComponent(email)}`, { role: 'viewer' });
+    const tokenId = (await json('POST', `/env/${envId}/ci-tokens`, { name: 'fuzz' })).id as string;
+    known = { envId, connectionId, runId, hash, repo, email, tokenId };
   });
   afterAll(() => server?.close());
 

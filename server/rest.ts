@@ -91,7 +91,13 @@ export function openApiDocument(baseUrl: string): OpenAPIObject {
     version: '1.0.0',
     description: 'Environments group database connections and CI repositories; CI runs fill a per-environment query catalog.',
     baseUrl,
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Required when the server runs with API_TOKEN' } },
+    securitySchemes: {
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'In team mode: a personal access token (qtp_...), a CI token (qtc_...), a CI job\'s ID token, or API_TOKEN. The SPA signs in with a session cookie instead.',
+      },
+    },
   });
   for (const meta of proceduresWithMeta().values()) {
     if (!meta.openapi) continue;

@@ -119,7 +119,7 @@ const TABLE: Record<string, Case> = {
   'webhooks.deliveries': { scope: 'env', allowed: read(VIEWER), input: (k) => ({ id: k.env }) },
 };
 
-const procedures = appRouter._def.procedures as Record<string, { _def: { type: 'query' | 'mutation'; meta?: { openapi?: { method: string; path: string } } } }>;
+const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation'; meta?: { openapi?: { method: string; path: string } } } }>;
 
 describe('the role table', () => {
   it('declares every procedure of the router, in the server and in this table', () => {
@@ -205,7 +205,7 @@ describe.each(BACKENDS)('every procedure as every role (%s)', (backend) => {
       return value;
     });
     if (route.method === 'GET' || route.method === 'DELETE') {
-      const query = new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString();
+      const query = new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)])).toString();
       return requestAs(server, caller, `/api${path}${query ? `?${query}` : ''}`, { method: route.method });
     }
     return requestAs(server, caller, `/api${path}`, { method: route.method, json: typeof input === 'string' ? input : fields });

@@ -50,6 +50,6 @@ export async function ciToken(server: TestServer, environmentId: string, name = 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function requestAs<T = any>(server: TestServer, caller: Caller, path: string, init: JsonRequest = {}): Promise<JsonAnswer<T>> {
   const method = init.method ?? 'GET';
-  const session = caller.csrf && !['GET', 'HEAD'].includes(method) ? { origin: server.url, 'x-csrf-token': caller.csrf } : {};
+  const session: Record<string, string> = caller.csrf && !['GET', 'HEAD'].includes(method) ? { origin: server.url, 'x-csrf-token': caller.csrf } : {};
   return requestJson<T>(`${server.url}${path}`, { ...init, headers: { ...caller.headers, ...session, ...init.headers } });
 }
