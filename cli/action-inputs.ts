@@ -1,6 +1,7 @@
 // The GitHub Action (action.yml, `runs: using: node24`) runs the bundle with no arguments and its
 // inputs as INPUT_<NAME> variables (upper-cased, hyphens kept). They become the command's flags
 // here, the secrets the variables the command reads them from (never a command-line argument).
+// Without the `token` input, a job with `permissions: id-token: write` reports with its ID token.
 
 const input = (env: NodeJS.ProcessEnv, name: string) => (env[`INPUT_${name.toUpperCase()}`] ?? '').trim();
 
@@ -24,6 +25,7 @@ export function actionInvocation(env: NodeJS.ProcessEnv): { argv: string[]; env:
   flag('comment');
   flag('format');
   flag('app-url');
+  flag('audience');
   if (input(env, 'schema') === 'false') argv.push('--no-schema');
   if (input(env, 'strict') === 'true') argv.push('--strict');
   const token = input(env, 'token');

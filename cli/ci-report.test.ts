@@ -15,7 +15,9 @@ import { runCli as run } from '../test/support/cli';
 import { createHostileDatabase } from '../test/support/hostile';
 import { freePort, startPostgres, type PostgresServer } from '../test/support/postgres';
 import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../test/support/services';
-import { githubDefaults, ingestUrl, splitStatements } from './ci-report';
+import { decodeJwt } from 'jose';
+import { startOidcIssuer } from '../test/support/oidc-issuer';
+import { CliError, credentialOf, fetchIdToken, githubDefaults, idTokenRequestUrl, ingestUrl, refusalHint, splitStatements } from './ci-report';
 
 // The workload of a test suite: statement -> how often it runs.
 const WORKLOAD: [sql: string, params: unknown[][], expectedStart: string][] = [
@@ -297,6 +299,44 @@ describe('ci-report helpers', () => {
       branch: 'main',
     });
     expect(githubDefaults({ GITHUB_RUN_ID: '5', GITHUB_RUN_ATTEMPT: '3', GITHUB_REF: 'refs/pull/12/merge' })).toMatchObject({ runId: '5-3', pullRequest: 12 });
+  });
+
+  it("authenticates with QUERYTRAIL_TOKEN, else the job's ID token (id-token: write puts its request variables there), else nothing", () => {
+    const job = { ACTIONS_ID_TOKEN_REQUEST_URL: 'https://runner.example/idtoken?api-version=2.0', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'rt' };
+    expect(credentialOf({ ...job, QUERYTRAIL_TOKEN: 'qt_ci_x' })).toEqual({ kind: 'token', token: 'qt_ci_x' });
+    expect(credentialOf(job)).toEqual({ kind: 'id-token', requestUrl: job.ACTIONS_ID_TOKEN_REQUEST_URL, requestToken: 'rt', audience: 'querytrail' });
+    expect(credentialOf({ ...job, QUERYTRAIL_AUDIENCE: 'qt-prod' })).toMatchObject({ audience: 'qt-prod' });
+    expect(credentialOf({ ...job, QUERYTRAIL_AUDIENCE: 'qt-prod' }, 'qt-flag')).toMatchObject({ audience: 'qt-flag' });
+    expect(credentialOf({ ACTIONS_ID_TOKEN_REQUEST_URL: job.ACTIONS_ID_TOKEN_REQUEST_URL })).toEqual({ kind: 'none' });
+    expect(credentialOf({ QUERYTRAIL_TOKEN: '' })).toEqual({ kind: 'none' });
+  });
+
+  it("asks for the job's ID token as GitHub's toolkit does, and says clearly why it got none", async () => {
+    expect(idTokenRequestUrl('https://runner.example/idtoken?api-version=2.0', 'https://qt.example.com')).toBe(
+      'https://runner.example/idtoken?api-version=2.0&audience=https%3A%2F%2Fqt.example.com',
+    );
+    const issuer = await startOidcIssuer();
+    try {
+      const request = { kind: 'id-token' as const, requestUrl: issuer.tokenRequest.url, requestToken: issuer.tokenRequest.token, audience: 'querytrail' };
+      const claims = decodeJwt(await fetchIdToken(request));
+      expect(claims).toMatchObject({ iss: issuer.url, aud: 'querytrail', repository: 'acme/app', sub: 'repo:acme/app:ref:refs/heads/main' });
+      const refused = fetchIdToken({ ...request, requestToken: 'wrong' });
+      await expect(refused).rejects.toBeInstanceOf(CliError);
+      await expect(refused).rejects.toThrow(/answered 401: Unauthorized/);
+    } finally {
+      await issuer.close();
+    }
+  });
+
+  it('names both ways to authenticate when the API refuses (401, 403)', () => {
+    for (const credential of [undefined, { kind: 'token' as const, token: 'qt_ci_secret' }, { kind: 'id-token' as const, requestUrl: 'https://runner.example/idtoken', requestToken: 'request-secret', audience: 'querytrail' }]) {
+      for (const status of [401, 403]) {
+        const hint = refusalHint(status, credential, 'acme/app');
+        expect(hint).toMatch(/QUERYTRAIL_TOKEN.*CI token.*`permissions: id-token: write`/);
+        expect(hint).not.toMatch(/secret|runner\.example/);
+      }
+    }
+    expect(refusalHint(400, undefined, 'acme/app')).toBe('');
   });
 
   it('accepts the API with or without /api', () => {

@@ -43,7 +43,8 @@ export interface ReportOptions {
   sha?: string;
   pr?: string;
   file?: string;
-  token?: string;
+  /** What to authenticate with (credentialOf); none when absent. */
+  credential?: Credential;
   dryRun?: boolean;
   timeoutMs?: number;
   /** false: send no schema (--no-schema), not even one from a run.json. */
@@ -214,10 +215,134 @@ export function describeFetchError(error: unknown): string {
   return cause?.code ?? cause?.message ?? (error as Error).message;
 }
 
+/** The audience ci-report asks GitHub to put in the job's ID token unless told otherwise: the server's default CI_OIDC_AUDIENCE. */
+export const DEFAULT_AUDIENCE = 'querytrail';
+
+/**
+ * What ci-report authenticates with: QUERYTRAIL_TOKEN (a CI token of the environment, or the
+ * server's API_TOKEN) when set; otherwise, in a GitHub Actions job with `permissions: id-token:
+ * write` (which is what puts ACTIONS_ID_TOKEN_REQUEST_URL and _TOKEN in its environment), the job's
+ * OpenID Connect ID token, fetched when the run is posted (tokenless CI); otherwise nothing.
+ */
+export type Credential =
+  | { kind: 'token'; token: string }
+  | { kind: 'id-token'; requestUrl: string; requestToken: string; audience: string }
+  | { kind: 'none' };
+
+export function credentialOf(env: NodeJS.ProcessEnv, audience?: string): Credential {
+  const token = env.QUERYTRAIL_TOKEN?.trim();
+  if (token) return { kind: 'token', token };
+  const requestUrl = env.ACTIONS_ID_TOKEN_REQUEST_URL?.trim();
+  const requestToken = env.ACTIONS_ID_TOKEN_REQUEST_TOKEN?.trim();
+  if (requestUrl && requestToken) {
+    return { kind: 'id-token', requestUrl, requestToken, audience: audience?.trim() || env.QUERYTRAIL_AUDIENCE?.trim() || DEFAULT_AUDIENCE };
+  }
+  return { kind: 'none' };
+}
+
+/** Which credential, in words; never its value. */
+export function describeCredential(credential: Credential): string {
+  switch (credential.kind) {
+    case 'token':
+      return 'QUERYTRAIL_TOKEN';
+    case 'id-token':
+      return `this job's GitHub Actions ID token (audience "${credential.audience}")`;
+    case 'none':
+      return 'no credentials';
+  }
+}
+
+/** The token request of GitHub's toolkit (core.getIDToken): the runner's URL with `&audience=` appended. */
+export function idTokenRequestUrl(requestUrl: string, audience: string): string {
+  return `${requestUrl}${requestUrl.includes('?') ? '&' : '?'}audience=${encodeURIComponent(audience)}`;
+}
+
+/** A second and third try when GitHub's token service did not answer or failed (5xx), as its toolkit retries. */
+const ID_TOKEN_RETRY_MS = [500, 1500];
+
+/** The job's ID token, from the runner's token request endpoint (GitHub answers { "value": "<jwt>" }). */
+export async function fetchIdToken(credential: Extract<Credential, { kind: 'id-token' }>, timeoutMs = 30_000): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(idTokenRequestUrl(credential.requestUrl, credential.audience));
+  } catch {
+    throw new CliError('cannot get the job\'s ID token: ACTIONS_ID_TOKEN_REQUEST_URL is not a URL');
+  }
+  // the request URL names the job; its origin is enough to say where we asked
+  const where = `GitHub Actions' token service (ACTIONS_ID_TOKEN_REQUEST_URL at ${url.origin})`;
+  for (let attempt = 0; ; attempt++) {
+    let failure: string;
+    try {
+      const response = await fetch(url, {
+        headers: { authorization: `Bearer ${credential.requestToken}`, accept: 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await response.text();
+      if (response.ok) {
+        let value: unknown;
+        try {
+          value = (JSON.parse(text) as { value?: unknown }).value;
+        } catch {
+          // below
+        }
+        if (typeof value === 'string' && value) return value;
+        throw new CliError(`cannot get the job's ID token: ${where} answered ${response.status} without one`);
+      }
+      let message = text.slice(0, 200);
+      try {
+        message = (JSON.parse(text) as { message?: string }).message ?? message;
+      } catch {
+        // not JSON: its start
+      }
+      failure = `${where} answered ${response.status}: ${message}`;
+      if (response.status < 500) throw new CliError(`cannot get the job's ID token: ${failure}`);
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      failure = `${where} did not answer: ${describeFetchError(error)}`;
+    }
+    const delay = ID_TOKEN_RETRY_MS[attempt];
+    if (delay === undefined) throw new CliError(`cannot get the job's ID token: ${failure}`);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+/** The bearer value for the API: the token as is, or a fresh ID token; undefined for none. */
+export async function bearerOf(credential: Credential | undefined): Promise<string | undefined> {
+  if (!credential || credential.kind === 'none') return undefined;
+  return credential.kind === 'token' ? credential.token : fetchIdToken(credential);
+}
+
+/** The two ways to authenticate ci-report, for the hint of a 401 or 403. */
+const BOTH_WAYS =
+  "set QUERYTRAIL_TOKEN (the action's `token` input) to a CI token of the environment the repository is linked to, " +
+  'or give the GitHub Actions job `permissions: id-token: write` so that ci-report sends its ID token instead (tokenless CI)';
+
+/** What to do about a 401 or 403 of the API, given what was sent (the server's message says why). */
+export function refusalHint(status: number, credential: Credential | undefined, repo: string): string {
+  const sent = credential ?? { kind: 'none' };
+  let what: string;
+  if (status === 401) {
+    what =
+      sent.kind === 'token'
+        ? 'QUERYTRAIL_TOKEN was refused'
+        : sent.kind === 'id-token'
+          ? `the job's ID token was refused: the server's CI_OIDC_ISSUERS, CI_OIDC_AUDIENCE and CI_OIDC_BRANCHES decide which it accepts; it was asked for the audience "${sent.audience}" (--audience, QUERYTRAIL_AUDIENCE)`
+          : 'no credentials were sent';
+  } else if (status === 403) {
+    const who = sent.kind === 'token' ? 'QUERYTRAIL_TOKEN' : sent.kind === 'id-token' ? "the job's ID token" : 'a caller without credentials';
+    what = `${who} may not post runs of ${repo}: a CI token posts runs of the repositories linked to its environment, an ID token those of its own repository once an admin has linked it`;
+  } else {
+    return '';
+  }
+  return ` (${what}. Either ${BOTH_WAYS})`;
+}
+
 /** What was reported: the stored run (absent for --dry-run) and the run's details. */
 export interface Reported {
   result?: IngestRunOutput;
   fields: RunFields;
+  /** The bearer value the run was posted with, for reading its verdict; never printed. */
+  bearer?: string;
 }
 
 export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, io: Io): Promise<Reported> {
@@ -266,7 +391,9 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
   }
 
   const headers: Record<string, string> = { 'content-type': 'application/json', 'content-encoding': 'gzip', accept: 'application/json' };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.credential && options.credential.kind !== 'none') io.out(`querytrail: authenticating with ${describeCredential(options.credential)}`);
+  const bearer = await bearerOf(options.credential);
+  if (bearer) headers.authorization = `Bearer ${bearer}`;
   const post = async (payload: IngestRunInput) => {
     try {
       const response = await fetch(url, { method: 'POST', headers, body: gzipSync(JSON.stringify(payload)), signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
@@ -292,7 +419,7 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
     } catch {
       // not our JSON (a proxy's page): show its start
     }
-    const hint = response.status === 401 ? ' (set QUERYTRAIL_TOKEN to the server\'s API_TOKEN)' : '';
+    const hint = refusalHint(response.status, options.credential, fields.repo);
     const failure = `the querytrail API answered ${response.status}: ${message}${hint}`;
     throw response.status >= 500 ? new QuerytrailUnavailable(failure) : new CliError(failure);
   }
@@ -310,5 +437,5 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
   for (const rejected of result.rejected) {
     io.err(`querytrail: warning: query ${rejected.index} rejected: ${rejected.reason}`);
   }
-  return { result, fields: runFields };
+  return { result, fields: runFields, bearer };
 }

@@ -2,7 +2,7 @@
 // by `npm run build:cli`); bin/querytrail.mjs runs that bundle, or these sources through tsx for
 // the commands that need the whole checkout (SOURCE_COMMANDS).
 import { parseArgs } from 'node:util';
-import { apiBase, ciReport, CliError, QuerytrailUnavailable, type Io } from './ci-report';
+import { apiBase, ciReport, CliError, credentialOf, DEFAULT_AUDIENCE, QuerytrailUnavailable, type Io } from './ci-report';
 import { COMMENT_MODES, type CommentMode } from './pr-comment';
 import { FAIL_ON, FORMATS, noVerdict, reportVerdict, type FailOn, type Format } from './report-verdict';
 
@@ -42,7 +42,15 @@ The verdict:
 In GitHub Actions the verdict also goes to the job summary ($GITHUB_STEP_SUMMARY) and each failing
 or warning finding is an annotation.
 
-The bearer token is read from QUERYTRAIL_TOKEN (never from the command line, which other users can see).
+Credentials (never on the command line, which other users can see):
+  QUERYTRAIL_TOKEN   a CI token of the environment the repository is linked to (or the server's
+                     API_TOKEN), sent as the bearer token
+  without it, in a GitHub Actions job with \`permissions: id-token: write\`: the job's OpenID Connect
+  ID token, fetched from GitHub (ACTIONS_ID_TOKEN_REQUEST_URL) for each report; the server accepts
+  it for the repository it names once an admin has linked that repository (tokenless CI)
+  --audience AUD  the audience to ask GitHub for: the server's CI_OIDC_AUDIENCE
+                  (default ${DEFAULT_AUDIENCE})                                  [QUERYTRAIL_AUDIENCE]
+
 Exit codes: 0 reported (verdict pass, warn or unavailable; no verdict without --strict),
 1 failing verdict (per --fail-on), database or API failure, 2 usage error.`;
 
@@ -115,6 +123,7 @@ async function ciReportCommand(rest: string[], env: NodeJS.ProcessEnv, io: Io): 
         comment: { type: 'string' },
         format: { type: 'string' },
         'app-url': { type: 'string' },
+        audience: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -137,7 +146,8 @@ async function ciReportCommand(rest: string[], env: NodeJS.ProcessEnv, io: Io): 
     if (values['app-url'] !== undefined && !/^https?:\/\/[^/]/.test(values['app-url'])) {
       throw new CliError(`--app-url must be an http(s) URL such as https://querytrail.example.com, got "${values['app-url']}"`, 2);
     }
-    const token = env.QUERYTRAIL_TOKEN || undefined;
+    if (values.audience !== undefined && !values.audience.trim()) throw new CliError('--audience must not be empty', 2);
+    const credential = credentialOf(env, values.audience);
     const dryRun = values['dry-run'] ?? false;
     // with Markdown or JSON, stdout carries the verdict only
     const reportIo: Io = format === 'text' || dryRun ? io : { out: io.err, err: io.err };
@@ -152,7 +162,7 @@ async function ciReportCommand(rest: string[], env: NodeJS.ProcessEnv, io: Io): 
         branch: values.branch,
         sha: values.sha,
         pr: values.pr,
-        token,
+        credential,
         dryRun,
         schema: !values['no-schema'],
         timeoutMs,
@@ -162,7 +172,7 @@ async function ciReportCommand(rest: string[], env: NodeJS.ProcessEnv, io: Io): 
     );
     if (!reported.result || !api || !appUrl) return 0;
     return await reportVerdict(
-      { api: apiBase(api), appUrl, token, id: reported.result.id, fields: reported.fields, waitSeconds, failOn, strict, comment, format },
+      { api: apiBase(api), appUrl, token: reported.bearer, id: reported.result.id, fields: reported.fields, waitSeconds, failOn, strict, comment, format },
       env,
       io,
     );

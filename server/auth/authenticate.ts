@@ -10,7 +10,7 @@ import { isTeamMode, type Config } from '../config';
 import { apiTokens } from '../db/schema';
 import type { Store } from '../db/store';
 import type { EnvRole, InstanceRole, TokenScope } from '../../shared/auth';
-import { CredentialsRefused, type Principal } from './principal';
+import { CredentialsRefused, CredentialsUnverifiable, type Principal } from './principal';
 import { hashSecret, parseToken, sameSecret, secretMatches } from './secret-values';
 import { sessionIdOf, touchSession } from './sessions';
 import { looksLikeJwt, verifyCiIdToken } from './ci-oidc';
@@ -153,7 +153,7 @@ export function authenticate(
   store: Store,
   config: Config,
   readsCredentials: (req: Request) => boolean,
-  refuse: (res: Response, status: 401 | 403, code: 'unauthorized' | 'origin_not_allowed', message: string) => void,
+  refuse: (res: Response, status: 401 | 403 | 503, code: 'unauthorized' | 'origin_not_allowed' | 'upstream_unavailable', message: string) => void,
 ): RequestHandler {
   return (req, res, next) => {
     if (!readsCredentials(req)) return next();
@@ -171,6 +171,7 @@ export function authenticate(
           res.setHeader('WWW-Authenticate', 'Bearer');
           return refuse(res, 401, 'unauthorized', error.message);
         }
+        if (error instanceof CredentialsUnverifiable) return refuse(res, 503, 'upstream_unavailable', error.message);
         next(error);
       },
     );

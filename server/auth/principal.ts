@@ -44,3 +44,6 @@ export function actorOf(p: Principal): { kind: 'local' | 'break-glass' | 'user' 
 
 /** A request's credentials were presented but are not valid: 401 with this message. */
 export class CredentialsRefused extends Error {}
+
+/** Credentials that cannot be checked now (a CI issuer's keys unreachable): 503, so CI reads it as querytrail unavailable, not as a wrong token. */
+export class CredentialsUnverifiable extends Error {}

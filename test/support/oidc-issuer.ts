@@ -1,0 +1,198 @@
+// A local stand-in for GitHub Actions' OpenID Connect issuer (https://token.actions.githubusercontent.com),
+// speaking the shapes GitHub documents: the discovery document at /.well-known/openid-configuration,
+// the key set at /.well-known/jwks, ID tokens with GitHub's claims signed RS256 by its own key pair,
+// and the runner's token request endpoint (what ACTIONS_ID_TOKEN_REQUEST_URL points at in a job with
+// `permissions: id-token: write`): GET <url>&audience=<aud> with `Authorization: bearer <request
+// token>` answers { "value": "<jwt>" }. On a free loopback port; every request is recorded.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from 'jose';
+
+/** The claims GitHub puts in a job's ID token (https://docs.github.com/actions/reference/security/oidc). */
+export interface GithubClaims {
+  iss: string;
+  aud: string | string[];
+  sub: string;
+  iat: number;
+  nbf: number;
+  exp: number;
+  jti: string;
+  repository: string;
+  repository_owner: string;
+  repository_id: string;
+  ref: string;
+  ref_type: 'branch' | 'tag';
+  sha: string;
+  workflow: string;
+  workflow_ref: string;
+  job_workflow_ref: string;
+  run_id: string;
+  run_number: string;
+  run_attempt: string;
+  actor: string;
+  event_name: string;
+  base_ref: string;
+  head_ref: string;
+  runner_environment: string;
+  [claim: string]: unknown;
+}
+
+export interface MintOptions {
+  /** Sign with this private key instead of the issuer's own (a forger's). */
+  key?: CryptoKey;
+  /** The header's kid (default the issuer's key id). */
+  kid?: string;
+  /** An unsecured token: alg "none", no signature. */
+  unsigned?: boolean;
+  /** Claims to leave out of the token. */
+  omit?: string[];
+}
+
+export interface RecordedIssuerRequest {
+  method: string;
+  /** Path and query. */
+  url: string;
+  authorization?: string;
+}
+
+export interface OidcIssuerStandIn {
+  /** The issuer (`iss`), what CI_OIDC_ISSUERS lists: http://127.0.0.1:<port>. */
+  url: string;
+  /** Where its discovery document says its keys are. */
+  jwksUrl: string;
+  /** Its signing key's id. */
+  kid: string;
+  /** What a job with `id-token: write` has as ACTIONS_ID_TOKEN_REQUEST_URL and ACTIONS_ID_TOKEN_REQUEST_TOKEN. */
+  tokenRequest: { url: string; token: string };
+  /** The job the token request endpoint mints for (its claims, before the audience asked for). */
+  job: Partial<GithubClaims>;
+  requests: RecordedIssuerRequest[];
+  /** GitHub's claims for a push to acme/app's main branch, with `claims` over them; sub follows repository/ref/event unless given. */
+  claims(claims?: Partial<GithubClaims>): GithubClaims;
+  /** An ID token of this issuer; `claims` as for claims(). */
+  mint(claims?: Partial<GithubClaims>, options?: MintOptions): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A key pair of another party: what a forger signs with. */
+export async function foreignKey(): Promise<CryptoKey> {
+  return (await generateKeyPair('RS256')).privateKey;
+}
+
+const GITHUB_TOKEN_LIFETIME_SECONDS = 300;
+
+export async function startOidcIssuer(): Promise<OidcIssuerStandIn> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const kid = randomBytes(20).toString('hex').toUpperCase();
+  const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  const requestToken = randomBytes(24).toString('base64url');
+  const requests: RecordedIssuerRequest[] = [];
+  let url = '';
+  let runIds = 7_000_000_000;
+
+  const claims = (overrides: Partial<GithubClaims> = {}): GithubClaims => {
+    const now = Math.floor(Date.now() / 1000);
+    const repository = overrides.repository ?? 'acme/app';
+    const owner = repository.split('/')[0]!;
+    const ref = overrides.ref ?? 'refs/heads/main';
+    const event = overrides.event_name ?? (ref.startsWith('refs/pull/') ? 'pull_request' : 'push');
+    const runId = String(runIds++);
+    // GitHub's default subject: repo:<owner/repo>:pull_request for pull requests, else :ref:<ref>
+    const sub = `repo:${repository}:${event === 'pull_request' ? 'pull_request' : `ref:${ref}`}`;
+    return {
+      jti: randomUUID(),
+      sub,
+      aud: `https://github.com/${owner}`,
+      ref,
+      sha: randomBytes(20).toString('hex'),
+      repository,
+      repository_owner: owner,
+      repository_id: '123456789',
+      run_id: runId,
+      run_number: '42',
+      run_attempt: '1',
+      actor: 'octocat',
+      workflow: 'CI',
+      workflow_ref: `${repository}/.github/workflows/ci.yml@${ref}`,
+      job_workflow_ref: `${repository}/.github/workflows/ci.yml@${ref}`,
+      head_ref: event === 'pull_request' ? 'feature/login' : '',
+      base_ref: event === 'pull_request' ? 'main' : '',
+      event_name: event,
+      ref_type: ref.startsWith('refs/tags/') ? 'tag' : 'branch',
+      runner_environment: 'github-hosted',
+      iss: url,
+      nbf: now,
+      iat: now,
+      exp: now + GITHUB_TOKEN_LIFETIME_SECONDS,
+      ...overrides,
+    };
+  };
+
+  const mint = async (overrides: Partial<GithubClaims> = {}, options: MintOptions = {}): Promise<string> => {
+    const payload: Record<string, unknown> = { ...claims(overrides) };
+    for (const name of options.omit ?? []) delete payload[name];
+    if (options.unsigned) return new UnsecuredJWT(payload).encode();
+    return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: options.kid ?? kid }).sign(options.key ?? privateKey);
+  };
+
+  const standIn: OidcIssuerStandIn = {
+    url: '',
+    jwksUrl: '',
+    kid,
+    tokenRequest: { url: '', token: requestToken },
+    job: {},
+    requests,
+    claims,
+    mint,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+
+  const server: Server = createServer((request, response) => {
+    requests.push({ method: request.method ?? 'GET', url: request.url ?? '/', authorization: request.headers.authorization });
+    const answer = (status: number, body: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+      response.end(JSON.stringify(body));
+    };
+    const target = new URL(request.url ?? '/', url);
+    if (request.method !== 'GET') return answer(405, { message: 'Method not allowed' });
+    switch (target.pathname) {
+      case '/.well-known/openid-configuration':
+        return answer(200, {
+          issuer: url,
+          jwks_uri: `${url}/.well-known/jwks`,
+          subject_types_supported: ['public', 'pairwise'],
+          response_types_supported: ['id_token'],
+          claims_supported: ['sub', 'aud', 'exp', 'iat', 'iss', 'jti', 'nbf', 'ref', 'sha', 'repository', 'repository_id', 'repository_owner', 'run_id', 'run_number', 'run_attempt', 'actor', 'workflow', 'workflow_ref', 'head_ref', 'base_ref', 'event_name', 'ref_type', 'job_workflow_ref', 'runner_environment'],
+          id_token_signing_alg_values_supported: ['RS256'],
+          scopes_supported: ['openid'],
+        });
+      case '/.well-known/jwks':
+        return answer(200, { keys: [jwk] });
+      case '/_apis/idtoken': {
+        // the runner's endpoint: the request token as bearer (any case), the audience as a query parameter
+        const bearer = /^bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+        if (bearer !== requestToken) return answer(401, { message: 'Unauthorized: the request token is not valid for this job' });
+        const audience = target.searchParams.get('audience');
+        mint({ ...standIn.job, ...(audience ? { aud: audience } : {}) }).then(
+          (value) => answer(200, { count: value.length, value }),
+          (error: Error) => answer(500, { message: error.message }),
+        );
+        return;
+      }
+      default:
+        return answer(404, { message: 'Not found' });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  standIn.url = url;
+  standIn.jwksUrl = `${url}/.well-known/jwks`;
+  // GitHub's has the shape https://pipelines.actions.githubusercontent.com/<id>/_apis/...idtoken?api-version=2.0
+  standIn.tokenRequest.url = `${url}/_apis/idtoken?api-version=2.0`;
+  return standIn;
+}
