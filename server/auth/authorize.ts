@@ -26,7 +26,12 @@ export function visibleEnvironments(principal: Principal, role: EnvRole = 'viewe
 }
 
 const RUN_LOOKUP = { name: 'qt_run_owner', text: 'SELECT environment_id, repo FROM ci_runs WHERE id = $1' };
-const REPO_LOOKUP = { name: 'qt_repo_environment', text: 'SELECT environment_id FROM repo_links WHERE lower(repo) = lower($1)' };
+const REPO_LOOKUP = { name: 'qt_repo_environment', text: 'SELECT id, environment_id, ci_repository_id FROM repo_links WHERE lower(repo) = lower($1)' };
+/** The first CI ID token of a link names the repository's id for good (never overwritten: only a new link resets it). */
+const KEEP_REPOSITORY_ID = {
+  name: 'qt_repo_keep_id',
+  text: 'UPDATE repo_links SET ci_repository_id = $2 WHERE id = $1 AND ci_repository_id IS NULL RETURNING ci_repository_id',
+};
 
 /** A person's role on an environment, or a 404 that reads exactly as a missing environment's. */
 function requireEnvRole(principal: Principal, environmentId: string, needed: EnvRole) {
@@ -60,7 +65,7 @@ async function checkRun(store: Store, principal: Principal, runId: string, neede
 async function checkIngest(store: Store, principal: Principal, input: Record<string, unknown>) {
   const repo = repoSchema.safeParse(input.repo);
   if (!repo.success) return; // the input parser refuses it
-  const [link] = await store.read<{ environment_id: string }>({ ...REPO_LOOKUP, values: [repo.data] });
+  const [link] = await store.read<{ id: string; environment_id: string; ci_repository_id: string | null }>({ ...REPO_LOOKUP, values: [repo.data] });
   if (principal.kind === 'ci-token') {
     if (link?.environment_id !== principal.environmentId) {
       throw forbidden(`This CI token posts runs only of the repositories linked to its environment; ${repo.data} is not one of them`);
@@ -72,6 +77,7 @@ async function checkIngest(store: Store, principal: Principal, input: Record<str
       throw forbidden(`This CI ID token is for ${principal.repository}; it cannot post runs of ${repo.data}`);
     }
     if (!link) throw forbidden(`${repo.data} is not linked to an environment: link it before posting runs with a CI ID token`);
+    await checkRepositoryId(store, link, principal.repositoryId, repo.data);
     return;
   }
   if (isAdmin(principal)) return;
@@ -79,6 +85,21 @@ async function checkIngest(store: Store, principal: Principal, input: Record<str
   // never the environment's id: the caller may not know it exists
   const role = principal.kind === 'person' ? principal.memberships[link.environment_id] : undefined;
   if (!role || !envRoleAtLeast(role, 'editor')) throw forbidden(`Posting runs of ${repo.data} needs the editor role on the environment it is linked to`);
+}
+
+/**
+ * A repository is named by its owner/name, which can be taken again by someone else once it is
+ * renamed or deleted: the link keeps the id the first CI ID token gave and refuses tokens of another.
+ */
+async function checkRepositoryId(store: Store, link: { id: string; ci_repository_id: string | null }, repositoryId: string | undefined, repo: string) {
+  if (!repositoryId) return;
+  if (link.ci_repository_id === null) {
+    const [kept] = await store.read<{ ci_repository_id: string }>({ ...KEEP_REPOSITORY_ID, values: [link.id, repositoryId] });
+    if (kept || (await store.read<{ ci_repository_id: string | null }>({ ...REPO_LOOKUP, values: [repo] }))[0]?.ci_repository_id === repositoryId) return;
+  } else if (link.ci_repository_id === repositoryId) {
+    return;
+  }
+  throw forbidden(`This CI ID token is for another repository named ${repo} than the one linked (its id differs): unlink and link ${repo} again if it was moved`);
 }
 
 function checkScope(principal: Principal, type: 'query' | 'mutation' | 'subscription') {

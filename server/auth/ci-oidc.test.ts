@@ -154,6 +154,22 @@ describe.each(BACKENDS)('CI ID tokens on %s', (backend) => {
     expect((await api('GET', `/ci/runs/${otherRunId}`, token)).status).toBe(404);
   });
 
+  it('refuses a repository of the same name with another id (deleted and made again by someone else) until it is linked again', async () => {
+    expect((await api('POST', '/ci/runs', await valid(), { ...runOf(), runId: 'id-first' })).status).toBe(201);
+    const before = await storedRuns();
+    const squatter = await api('POST', '/ci/runs', await valid({ repository_id: '987654321' }), { ...runOf(), runId: 'id-squat' });
+    expect(squatter.status, squatter.text).toBe(403);
+    expect(squatter.body.error.message).toMatch(/another repository named acme\/app/);
+    expect(await storedRuns()).toBe(before);
+    // an admin who knows the repository moved links it again: the new id is the one kept
+    expect((await api('DELETE', `/env/${envId}/repos/${encodeURIComponent(REPO)}`, ADMIN)).status).toBe(204);
+    expect((await api('POST', `/env/${envId}/repos`, ADMIN, { repo: REPO })).status).toBe(201);
+    expect((await api('POST', '/ci/runs', await valid({ repository_id: '987654321' }), { ...runOf(), runId: 'id-moved' })).status).toBe(201);
+    expect((await api('POST', '/ci/runs', await valid(), { ...runOf(), runId: 'id-old' })).status).toBe(403);
+    expect((await api('DELETE', `/env/${envId}/repos/${encodeURIComponent(REPO)}`, ADMIN)).status).toBe(204);
+    expect((await api('POST', `/env/${envId}/repos`, ADMIN, { repo: REPO })).status).toBe(201);
+  });
+
   describe('with CI_OIDC_BRANCHES=main,release/1.x', () => {
     let restricted: TestServer;
     beforeAll(async () => {
@@ -205,6 +221,7 @@ describe('verifyCiIdToken', () => {
       kind: 'ci-oidc',
       issuer: github.url,
       repository: 'acme/app',
+      repositoryId: '123456789',
       ref: 'refs/pull/3/merge',
       subject: 'repo:acme/app:pull_request',
     });

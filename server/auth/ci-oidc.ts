@@ -189,5 +189,6 @@ export async function verifyCiIdToken(auth: AuthConfig, token: string): Promise<
   if (!branchAllowed(auth.ciBranches, ref, stringClaim(payload, 'base_ref'))) {
     throw refused(`its ref is not one of the branches this server accepts (CI_OIDC_BRANCHES: ${auth.ciBranches.join(', ')})`);
   }
-  return { kind: 'ci-oidc', issuer, repository, ...(ref ? { ref } : {}), subject };
+  const repositoryId = stringClaim(payload, 'repository_id');
+  return { kind: 'ci-oidc', issuer, repository, ...(repositoryId ? { repositoryId } : {}), ...(ref ? { ref } : {}), subject };
 }

@@ -21,7 +21,7 @@ export type Principal =
   /** An environment's CI token: posts that environment's runs and reads their verdicts, nothing else. */
   | { kind: 'ci-token'; tokenId: string; name: string; environmentId: string }
   /** A CI job's ID token (tokenless CI): posts runs of the one repository its claims name. */
-  | { kind: 'ci-oidc'; issuer: string; repository: string; ref?: string; subject: string };
+  | { kind: 'ci-oidc'; issuer: string; repository: string; repositoryId?: string; ref?: string; subject: string };
 
 export const isAdmin = (p: Principal) => p.kind === 'local' || p.kind === 'break-glass' || (p.kind === 'person' && p.role === 'admin');
 export const isCi = (p: Principal): p is Extract<Principal, { kind: 'ci-token' | 'ci-oidc' }> => p.kind === 'ci-token' || p.kind === 'ci-oidc';

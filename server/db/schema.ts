@@ -51,6 +51,10 @@ export const repoLinks = pgTable(
       .notNull()
       .references(() => environments.id, { onDelete: 'cascade' }),
     repo: text('repo').notNull(),
+    // The CI issuer's id of the repository (GitHub's repository_id claim), kept from the first run
+    // posted with a CI ID token: a repository deleted and made again under the same name by someone
+    // else has another id, and its tokens are refused until the link is made again.
+    ciRepositoryId: text('ci_repository_id'),
     createdAt: createdAt(),
   },
   // GitHub treats owner/name case-insensitively, so one repository has one home whatever its spelling.
