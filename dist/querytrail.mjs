@@ -285,7 +285,7 @@ Credentials (never on the command line, which other users can see):
                      API_TOKEN), sent as the bearer token
   without it, in a GitHub Actions job with \`permissions: id-token: write\`: the job's OpenID Connect
   ID token, fetched from GitHub (ACTIONS_ID_TOKEN_REQUEST_URL) for each report; the server accepts
-  it for the repository it names once an admin has linked that repository (tokenless CI)
+  it for the repository it names once that repository is linked to an environment (tokenless CI)
   --audience AUD  the audience to ask GitHub for: the server's CI_OIDC_AUDIENCE
                   (default ${Fh})                                  [QUERYTRAIL_AUDIENCE]
 

@@ -1,7 +1,7 @@
 // Tokenless CI: a CI job's OpenID Connect ID token (GitHub Actions' `permissions: id-token: write`,
 // as PyPI's trusted publishing and Codecov take it) verified against its issuer's published keys.
 // The token names the repository the job runs for; server/auth/authorize.ts lets it post runs of that
-// repository only (and read those runs and their verdicts), once an admin has linked the repository.
+// repository only (and read those runs and their verdicts), once the repository is linked to an environment.
 //
 // Which issuers are trusted, the audience tokens must carry and the branches they may come from are
 // the operator's settings (CI_OIDC_ISSUERS, CI_OIDC_AUDIENCE, CI_OIDC_BRANCHES; server/config.ts).
