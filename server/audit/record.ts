@@ -24,8 +24,14 @@ export function recordableInput(input: Record<string, unknown>): Record<string, 
   return out;
 }
 
+/** The admin CLI run on the server's machine (server/admin.ts): no request, no principal. */
+export interface CliActor {
+  kind: 'cli';
+  name: string;
+}
+
 export interface AuditEntryInput {
-  principal: Principal;
+  principal: Principal | CliActor;
   sourceAddress?: string;
   action: string;
   environmentId?: string | null;
@@ -35,7 +41,7 @@ export interface AuditEntryInput {
 }
 
 export async function recordAudit(db: Db, entry: AuditEntryInput): Promise<void> {
-  const actor = actorOf(entry.principal);
+  const actor = entry.principal.kind === 'cli' ? entry.principal : actorOf(entry.principal);
   await db.insert(auditLog).values({
     id: newId('aud'),
     actorKind: actor.kind,

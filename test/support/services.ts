@@ -63,11 +63,11 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The real HTTP app on a free loopback port. */
-export async function startTestServer(services: Services, options: { clientDir?: string } = {}): Promise<TestServer> {
+/** The real HTTP app on a free loopback port, or on `port` (a server whose PUBLIC_URL must be known before it starts). */
+export async function startTestServer(services: Services, options: { clientDir?: string; port?: number } = {}): Promise<TestServer> {
   const app = createApp(services, options);
   const http = await new Promise<import('node:http').Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = app.listen(options.port ?? 0, '127.0.0.1', () => resolve(s));
   });
   const { port } = http.address() as AddressInfo;
   return {
