@@ -39,7 +39,17 @@ export interface AuthConfig {
   /** The address people reach the server at (PUBLIC_URL), without a trailing slash: redirect URI, cookie Secure, Origin check. */
   publicUrl?: string;
   /** Sign-in through an OpenID provider; absent when OIDC_ISSUER is unset. */
-  oidc?: { issuer: string; clientId: string; clientSecret: string; allowedDomains: string[]; allowedGroups: string[] };
+  oidc?: {
+    issuer: string;
+    clientId: string;
+    clientSecret: string;
+    allowedDomains: string[];
+    allowedGroups: string[];
+    /** Scopes asked for (OIDC_SCOPES); by default `openid email profile`, and `groups` too while allowedGroups is set. */
+    scopes: string[];
+    /** The claim that lists a person's groups (OIDC_GROUPS_CLAIM, default `groups`). */
+    groupsClaim: string;
+  };
   /** First admins (ADMIN_EMAILS), lower case. */
   adminEmails: string[];
   /** Issuers whose CI ID tokens are accepted for tokenless CI (CI_OIDC_ISSUERS) and the audience they must carry. */
@@ -141,7 +151,13 @@ function readAuthConfig(env: NodeJS.ProcessEnv): AuthConfig {
       clientSecret: env.OIDC_CLIENT_SECRET,
       allowedDomains: list(env.OIDC_ALLOWED_DOMAINS).map((d) => d.toLowerCase().replace(/^@/, '')),
       allowedGroups: list(env.OIDC_ALLOWED_GROUPS),
+      // some providers refuse a scope they do not know (Google, Entra ID, GitLab have no `groups`): OIDC_SCOPES says exactly what to ask for
+      scopes: env.OIDC_SCOPES?.trim()
+        ? env.OIDC_SCOPES.split(/[\s,]+/).filter(Boolean)
+        : ['openid', 'email', 'profile', ...(list(env.OIDC_ALLOWED_GROUPS).length ? ['groups'] : [])],
+      groupsClaim: env.OIDC_GROUPS_CLAIM?.trim() || 'groups',
     };
+    if (!oidc.scopes.includes('openid')) throw new Error('OIDC_SCOPES must include openid');
   }
   const ciIssuers = list(env.CI_OIDC_ISSUERS ?? 'https://token.actions.githubusercontent.com').map((i) => checkIssuerUrl(i, 'CI_OIDC_ISSUERS'));
   const ciJwksUrls: Record<string, string> = {};

@@ -80,8 +80,8 @@ export async function beginSignIn(db: Db, auth: AuthConfig, oidc: OidcConfig, re
   // a good moment to drop attempts nobody finished
   await db.delete(signInAttempts).where(lt(signInAttempts.createdAt, sql`now() - make_interval(secs => ${ATTEMPT_MAX_SECONDS})`));
   await db.insert(signInAttempts).values({ stateHash: hashSecret(state), nonce, codeVerifier, returnTo: safeReturnTo(returnTo) });
-  // groups are asked for only when they decide who may sign in: some providers refuse a scope they do not know
-  const scope = ['openid', 'email', 'profile', ...(oidc.allowedGroups.length ? ['groups'] : [])].join(' ');
+  // OIDC_SCOPES, or by default groups only when they decide who may sign in: some providers refuse a scope they do not know
+  const scope = oidc.scopes.join(' ');
   const url = client.buildAuthorizationUrl(configuration, {
     redirect_uri: redirectUri(auth),
     scope,
@@ -153,7 +153,7 @@ export async function finishSignIn(
   const idClaims = tokens.claims()!;
   let claims: SignedInClaims = idClaims;
   // many providers put only `sub` in the ID token when an access token comes with it; the rest is at userinfo
-  if ((idClaims.email === undefined || (oidc.allowedGroups.length && idClaims.groups === undefined)) && configuration.serverMetadata().userinfo_endpoint) {
+  if ((idClaims.email === undefined || (oidc.allowedGroups.length && idClaims[oidc.groupsClaim] === undefined)) && configuration.serverMetadata().userinfo_endpoint) {
     try {
       const userinfo = await client.fetchUserInfo(configuration, tokens.access_token, idClaims.sub);
       claims = { ...userinfo, ...idClaims };

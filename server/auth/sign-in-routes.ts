@@ -45,9 +45,10 @@ export function personOf(claims: SignedInClaims, oidc: OidcConfig): { email: str
     throw new SignInRefused(403, 'forbidden', `${email.data} may not sign in: only addresses at ${oidc.allowedDomains.join(', ')} may (OIDC_ALLOWED_DOMAINS)`);
   }
   if (oidc.allowedGroups.length) {
-    const groups = Array.isArray(claims.groups) ? claims.groups : typeof claims.groups === 'string' ? [claims.groups] : [];
+    const claimed = claims[oidc.groupsClaim];
+    const groups = Array.isArray(claimed) ? claimed : typeof claimed === 'string' ? [claimed] : [];
     if (!groups.some((g) => oidc.allowedGroups.includes(String(g)))) {
-      throw new SignInRefused(403, 'forbidden', `${email.data} may not sign in: only members of ${oidc.allowedGroups.join(', ')} may (OIDC_ALLOWED_GROUPS)`);
+      throw new SignInRefused(403, 'forbidden', `${email.data} may not sign in: only members of ${oidc.allowedGroups.join(', ')} may (OIDC_ALLOWED_GROUPS, read from the "${oidc.groupsClaim}" claim)`);
     }
   }
   const name = [claims.name, claims.preferred_username].find((v): v is string => typeof v === 'string' && v.trim() !== '')?.trim() ?? email.data;

@@ -61,7 +61,16 @@ async function startStand(backend: Backend, oidc: OidcOptions = {}): Promise<Sig
     ...readConfig({}).auth,
     publicUrl,
     adminEmails: ['ada@example.com'],
-    oidc: { issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, allowedDomains: [], allowedGroups: [], ...oidc },
+    oidc: {
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      clientSecret: provider.clientSecret,
+      allowedDomains: [],
+      allowedGroups: [],
+      scopes: ['openid', 'email', 'profile', ...(oidc.allowedGroups?.length ? ['groups'] : [])],
+      groupsClaim: 'groups',
+      ...oidc,
+    },
   };
   try {
     const server = await startTestServer(await openTestServices(backend, { auth }), { port });
@@ -402,7 +411,7 @@ describe.each(BACKENDS)('sign-in with OpenID Connect on %s', (backend) => {
 
     // an identity provider that does not answer: said so, nothing started
     const gone = `http://127.0.0.1:${await freePort()}`;
-    const oidc = { issuer: gone, clientId: 'x', clientSecret: 'y', allowedDomains: [], allowedGroups: [] };
+    const oidc = { issuer: gone, clientId: 'x', clientSecret: 'y', allowedDomains: [], allowedGroups: [], scopes: ['openid'], groupsClaim: 'groups' };
     const stranded = await startTestServer(await openTestServices(backend, { auth: { ...server.services.config.auth, oidc } }));
     onTestFinished(() => stranded.close());
     const unreachable = await requestJson(`${stranded.url}/auth/login`);
@@ -435,6 +444,24 @@ describe.each(BACKENDS)('sign-in with OpenID Connect on %s', (backend) => {
     expect(out.status).toBe(204);
     expect((await me(a, session.cookie)).status).toBe(401);
     expect((await me(a, fromB)).status).toBe(200);
+  });
+});
+
+describe('sign-in settings', () => {
+  const base = { OIDC_ISSUER: 'https://idp.example.com/realms/acme/', OIDC_CLIENT_ID: 'qt', OIDC_CLIENT_SECRET: 's', PUBLIC_URL: 'https://qt.example.com/' };
+  it('asks for groups only while they decide who signs in, unless OIDC_SCOPES says exactly what to ask for, and reads OIDC_GROUPS_CLAIM', () => {
+    expect(readConfig(base).auth.oidc).toMatchObject({ issuer: 'https://idp.example.com/realms/acme', scopes: ['openid', 'email', 'profile'], groupsClaim: 'groups' });
+    expect(readConfig({ ...base, OIDC_ALLOWED_GROUPS: 'dev, ops' }).auth.oidc).toMatchObject({ allowedGroups: ['dev', 'ops'], scopes: ['openid', 'email', 'profile', 'groups'] });
+    expect(readConfig({ ...base, OIDC_ALLOWED_GROUPS: 'dev', OIDC_SCOPES: 'openid email', OIDC_GROUPS_CLAIM: 'roles' }).auth.oidc).toMatchObject({ scopes: ['openid', 'email'], groupsClaim: 'roles' });
+    expect(readConfig(base).auth.publicUrl).toBe('https://qt.example.com');
+  });
+  it('refuses settings that cannot work: no openid scope, an http issuer beyond loopback, no PUBLIC_URL or client', () => {
+    expect(() => readConfig({ ...base, OIDC_SCOPES: 'email profile' })).toThrow(/OIDC_SCOPES must include openid/);
+    expect(() => readConfig({ ...base, OIDC_ISSUER: 'http://idp.example.com' })).toThrow(/https/);
+    expect(() => readConfig({ ...base, PUBLIC_URL: '' })).toThrow(/PUBLIC_URL/);
+    expect(() => readConfig({ ...base, OIDC_CLIENT_SECRET: '' })).toThrow(/OIDC_CLIENT_SECRET/);
+    expect(() => readConfig({ CI_OIDC_ISSUERS: 'http://token.example.com' })).toThrow(/CI_OIDC_ISSUERS/);
+    expect(readConfig({ OIDC_ISSUER: 'http://127.0.0.1:9/x', OIDC_CLIENT_ID: 'a', OIDC_CLIENT_SECRET: 'b', PUBLIC_URL: 'http://127.0.0.1:3000' }).auth.oidc?.issuer).toBe('http://127.0.0.1:9/x');
   });
 });
 
