@@ -1,6 +1,10 @@
-import { NavLink, Route, Routes, useLocation } from 'react-router-dom';
+import { Navigate, NavLink, Route, Routes, useLocation, useSearchParams } from 'react-router-dom';
 import { lazy, Suspense, useEffect } from 'react';
+import { SessionGate } from './components/auth/SessionGate';
+import { UserMenu } from './components/auth/UserMenu';
 import { Loading } from './components/States';
+import { useMeQuery, useMeState } from './hooks/useMe';
+import { safeReturnPath } from './lib/session';
 import { OnboardingPage } from './pages/OnboardingPage';
 import { EnvironmentsPage } from './pages/EnvironmentsPage';
 import { NotFoundPage } from './pages/NotFoundPage';
@@ -11,13 +15,24 @@ const EnvironmentPage = lazy(() => import('./pages/EnvironmentPage').then((m) =>
 const QueryPage = lazy(() => import('./pages/QueryPage').then((m) => ({ default: m.QueryPage })));
 const CiRunsPage = lazy(() => import('./pages/CiRunsPage').then((m) => ({ default: m.CiRunsPage })));
 const CiRunPage = lazy(() => import('./pages/CiRunPage').then((m) => ({ default: m.CiRunPage })));
+const TokensPage = lazy(() => import('./pages/TokensPage').then((m) => ({ default: m.TokensPage })));
+const AuditPage = lazy(() => import('./pages/AuditPage').then((m) => ({ default: m.AuditPage })));
 
 export function AppRoutes() {
   return (
-    <Suspense fallback={<Loading />}>
-      <AppRouteTable />
-    </Suspense>
+    <SessionGate>
+      <Suspense fallback={<Loading />}>
+        <AppRouteTable />
+      </Suspense>
+    </SessionGate>
   );
+}
+
+/** /sign-in once signed in (or on a single-user server): on to the page sign-in was for. Not before it is known: signed out, this is the sign-in page. */
+function SignedIn() {
+  const [params] = useSearchParams();
+  if (useMeState().loading) return <Loading />;
+  return <Navigate to={safeReturnPath(params.get('returnTo'))} replace />;
 }
 
 function AppRouteTable() {
@@ -30,6 +45,9 @@ function AppRouteTable() {
       <Route path="/environments/:id/queries/:hash" element={<QueryPage />} />
       <Route path="/ci" element={<CiRunsPage />} />
       <Route path="/ci/:id" element={<CiRunPage />} />
+      <Route path="/tokens" element={<TokensPage />} />
+      <Route path="/audit" element={<AuditPage />} />
+      <Route path="/sign-in" element={<SignedIn />} />
       <Route path="*" element={<NotFoundPage />} />
     </Routes>
   );
@@ -48,6 +66,8 @@ export function App() {
   useFocusOnNavigate();
   const { pathname } = useLocation();
   const analyzerActive = pathname === '/' || pathname === '/sync';
+  // signed out, the header offers nothing but the sign-in below it
+  const signedOut = useMeQuery().data === null;
   return (
     <div className="app">
       <a className="skip-link" href="#main">
@@ -60,21 +80,24 @@ export function App() {
           </span>
           querytrail
         </NavLink>
-        <nav aria-label="Main">
-          <ul className="nav-list">
-            <li>
-              <NavLink to="/" className={() => (analyzerActive ? 'active' : undefined)} aria-current={analyzerActive ? 'page' : undefined}>
-                Analyzer
-              </NavLink>
-            </li>
-            <li>
-              <NavLink to="/environments">Environments</NavLink>
-            </li>
-            <li>
-              <NavLink to="/ci">CI runs</NavLink>
-            </li>
-          </ul>
-        </nav>
+        {signedOut ? null : (
+          <nav aria-label="Main">
+            <ul className="nav-list">
+              <li>
+                <NavLink to="/" className={() => (analyzerActive ? 'active' : undefined)} aria-current={analyzerActive ? 'page' : undefined}>
+                  Analyzer
+                </NavLink>
+              </li>
+              <li>
+                <NavLink to="/environments">Environments</NavLink>
+              </li>
+              <li>
+                <NavLink to="/ci">CI runs</NavLink>
+              </li>
+            </ul>
+          </nav>
+        )}
+        <UserMenu />
       </header>
       <main id="main" tabIndex={-1} className="app-main">
         <AppRoutes />

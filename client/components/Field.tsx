@@ -115,11 +115,12 @@ type SelectFieldProps = Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id' | 'on
   onChange: (value: string) => void;
   options: readonly { value: string; label: string }[];
   error?: string;
+  hint?: ReactNode;
 };
 
-export function SelectField({ label, value, onChange, options, error, ...rest }: SelectFieldProps) {
+export function SelectField({ label, value, onChange, options, error, hint, ...rest }: SelectFieldProps) {
   return (
-    <Field label={label} error={error}>
+    <Field label={label} error={error} hint={hint}>
       {(control) => (
         <select {...control} value={value} onChange={(event) => onChange(event.target.value)} {...rest}>
           {options.map((option) => (

@@ -20,12 +20,18 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
+/**
+ * A failed load: `title`, then the server's message (a 403's names the role or scope needed), and a
+ * retry unless the caller is refused, which asking again does not change.
+ */
 export function ErrorState({ title = 'Something went wrong', error, onRetry }: { title?: string; error: unknown; onRetry?: () => void }) {
+  const code = apiCodeOf(error);
+  const refused = code === 'forbidden' || code === 'unauthorized';
   return (
     <div className="state state-error" role="alert">
       <p className="state-title">{title}</p>
       <p className="state-body">{messageOf(error)}</p>
-      {onRetry ? (
+      {onRetry && !refused ? (
         <button type="button" className="button" onClick={onRetry}>
           Try again
         </button>

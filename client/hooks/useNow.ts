@@ -7,6 +7,8 @@ let timer: ReturnType<typeof setInterval> | undefined;
 
 function subscribe(listener: () => void) {
   listeners.add(listener);
+  // the clock stood still while nothing showed a time: catch up (React re-renders on the change)
+  if (!timer) now = Date.now();
   timer ??= setInterval(() => {
     now = Date.now();
     for (const l of listeners) l();

@@ -1,7 +1,7 @@
-import { apiCodeOf } from './errors';
+import { isRefusal } from './errors';
 
-/** A failed load is tried once more, unless the API said the thing does not exist. */
-export const retryUnlessNotFound = (failures: number, error: unknown) => apiCodeOf(error) !== 'not_found' && failures < 1;
+/** A failed load is tried once more, unless the API said the thing does not exist or the caller may not have it. */
+export const retryUnlessNotFound = (failures: number, error: unknown) => !isRefusal(error) && failures < 1;
 
 /** Offset paging: the next page starts after the last one, and there is none once a page comes back short. */
 export const nextOffset =

@@ -7,19 +7,22 @@ import { EnvironmentBadge, RunContext } from '../components/ci/RunSummary';
 import { RelativeTime } from '../components/RelativeTime';
 import { Loading, LoadFailure } from '../components/States';
 import { RunVerdict } from '../components/verdict/RunVerdict';
+import { useMeState } from '../hooks/useMe';
 import { retryUnlessNotFound } from '../lib/queries';
 import { trpc } from '../trpc';
 
 export function CiRunPage() {
   const { id = '' } = useParams();
   const run = trpc.ci.get.useQuery({ id }, { retry: retryUnlessNotFound });
+  // acknowledging depends on the caller's role: the run shows once it is known
+  const meLoading = useMeState().loading;
 
   return (
     <div className="page">
       <p className="breadcrumbs">
         <Link to="/ci">CI runs</Link> / Run
       </p>
-      {run.isPending ? (
+      {run.isPending || (meLoading && !run.isError) ? (
         <Loading label="Loading CI run…" />
       ) : run.isError ? (
         <LoadFailure what="CI run" error={run.error} onRetry={() => run.refetch()} notFound="There is no CI run with this id.">

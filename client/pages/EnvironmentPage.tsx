@@ -1,5 +1,7 @@
 // One environment: its connections, linked repositories, query analysis, CI policy and acknowledged
-// queries, query catalog, and deletion.
+// queries, query catalog, webhooks, members and CI tokens (on a team server), and deletion. Each
+// section shows the controls the caller's role on the environment allows, and says who may use the
+// others.
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { Card } from '../components/Card';
@@ -7,14 +9,19 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { ProductionHistorySection } from '../components/history/ProductionHistorySection';
 import { AcknowledgedQueries } from '../components/env/AcknowledgedQueries';
 import { AnalysisSection } from '../components/env/AnalysisSection';
+import { CiTokensSection } from '../components/env/CiTokensSection';
 import { ConnectionsSection } from '../components/env/ConnectionsSection';
 import { IndexHealthSection } from '../components/env/IndexHealthSection';
+import { MembersSection } from '../components/env/MembersSection';
 import { PolicySection } from '../components/env/PolicySection';
 import { QueryCatalog } from '../components/env/QueryCatalog';
 import { ReposSection } from '../components/env/ReposSection';
 import { WebhooksSection } from '../components/env/WebhooksSection';
+import { Badge } from '../components/Badge';
 import { RelativeTime } from '../components/RelativeTime';
+import { RoleNote } from '../components/RoleNote';
 import { Loading, LoadFailure } from '../components/States';
+import { useEnvAccess, useMe, useMeState } from '../hooks/useMe';
 import { messageOf } from '../lib/errors';
 import { retryUnlessNotFound } from '../lib/queries';
 import { trpc, type RouterOutputs } from '../trpc';
@@ -25,6 +32,8 @@ function DeleteEnvironment({ env }: { env: Environment }) {
   const navigate = useNavigate();
   const utils = trpc.useUtils();
   const [confirming, setConfirming] = useState(false);
+  const { role, can } = useEnvAccess(env.id);
+  const owner = can('owner');
   const remove = trpc.env.delete.useMutation({
     onSuccess: async () => {
       utils.env.get.setData({ id: env.id }, undefined);
@@ -37,9 +46,16 @@ function DeleteEnvironment({ env }: { env: Environment }) {
       <p className="muted">
         Removes the environment, its connections, its repository links and its query catalog. CI runs already received stay, without an environment.
       </p>
-      <button type="button" className="button button-danger" onClick={() => setConfirming(true)}>
+      <button
+        type="button"
+        className="button button-danger"
+        onClick={() => setConfirming(true)}
+        disabled={!owner}
+        aria-describedby={owner ? undefined : 'delete-role-note'}
+      >
         Delete environment
       </button>
+      {owner ? null : <RoleNote id="delete-role-note" needed="owner" role={role} action="delete this environment" />}
       {confirming ? (
         <ConfirmDialog
           title={`Delete “${env.name}”?`}
@@ -62,11 +78,34 @@ function DeleteEnvironment({ env }: { env: Environment }) {
   );
 }
 
+/** On a team server: what the signed-in person is here (admins may do everything). */
+function YourRole({ envId }: { envId: string }) {
+  const me = useMe();
+  if (!me || me.mode === 'local') return null;
+  const role = me.role === 'admin' ? 'admin' : me.memberships[envId];
+  return role ? <Badge tone={role === 'admin' || role === 'owner' ? 'accent' : 'neutral'} title="Your role on this environment">{`you: ${role}`}</Badge> : null;
+}
+
+/** Members and CI tokens mean something only where people sign in: not on a single-user server. */
+function TeamSections({ envId }: { envId: string }) {
+  const me = useMe();
+  if (!me || me.mode === 'local') return null;
+  // full width, one above the other: a token table does not fit a column
+  return (
+    <>
+      <MembersSection envId={envId} />
+      <CiTokensSection envId={envId} />
+    </>
+  );
+}
+
 export function EnvironmentPage() {
   const { id = '' } = useParams();
   const env = trpc.env.get.useQuery({ id }, { retry: retryUnlessNotFound });
+  // its controls depend on the caller's role: the page shows once both are known
+  const meLoading = useMeState().loading;
 
-  if (env.isPending) {
+  if (env.isPending || (meLoading && !env.isError)) {
     return (
       <div className="page">
         <Loading label="Loading environment…" />
@@ -97,7 +136,7 @@ export function EnvironmentPage() {
           </p>
           <h1>{data.name}</h1>
           <p className="muted">
-            <code>{data.slug}</code> · created <RelativeTime value={data.createdAt} />
+            <code>{data.slug}</code> · created <RelativeTime value={data.createdAt} /> <YourRole envId={data.id} />
           </p>
         </div>
       </header>
@@ -114,6 +153,7 @@ export function EnvironmentPage() {
       </div>
       <QueryCatalog envId={data.id} />
       <WebhooksSection envId={data.id} />
+      <TeamSections envId={data.id} />
       <DeleteEnvironment env={data} />
     </div>
   );

@@ -1,4 +1,5 @@
 // Environments: the list and the create form (slug suggested from the name, validated live).
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { Card } from '../components/Card';
@@ -9,17 +10,20 @@ import { EmptyState, ErrorState, Loading } from '../components/States';
 import { useMutationForm } from '../hooks/useMutationForm';
 import { validate } from '../lib/errors';
 import { environmentPath } from '../lib/paths';
+import { ME_KEY } from '../lib/session';
 import { trpc } from '../trpc';
 
 function CreateEnvironmentForm() {
   const navigate = useNavigate();
   const utils = trpc.useUtils();
+  const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
   const [slugEdited, setSlugEdited] = useState(false);
   const create = trpc.env.create.useMutation({
     onSuccess: async ({ id }) => {
-      await utils.env.list.invalidate();
+      // its maker owns it: who I am (my roles) is read again before its page opens
+      await Promise.all([utils.env.list.invalidate(), queryClient.invalidateQueries({ queryKey: ME_KEY })]);
       navigate(environmentPath(id));
     },
   });

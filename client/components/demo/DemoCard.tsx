@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { ConfirmDialog } from '../ConfirmDialog';
+import { useMe } from '../../hooks/useMe';
 import { messageOf } from '../../lib/errors';
 import { useSync } from '../../sync-context';
 import { trpc, type RouterOutputs } from '../../trpc';
@@ -37,6 +38,7 @@ function ReadyActions({ status }: { status: DemoStatus }) {
   const { setSync } = useSync();
   const utils = trpc.useUtils();
   const [confirming, setConfirming] = useState(false);
+  const admin = useIsAdmin();
   const sync = trpc.demo.sync.useMutation({
     onSuccess: (result) => {
       setSync({ result, target: 'Pagila demo (local PostgreSQL 18)', receivedAt: new Date().toISOString() });
@@ -74,14 +76,16 @@ function ReadyActions({ status }: { status: DemoStatus }) {
           <p>{messageOf(sync.error)}</p>
         </div>
       ) : null}
-      <div className="form-actions">
-        <button type="button" className="button" onClick={() => sync.mutate({})} disabled={sync.isPending}>
-          {sync.isPending ? 'Reading the demo database…' : 'View the demo database’s schema'}
-        </button>
-        <button type="button" className="button button-danger-quiet" onClick={() => setConfirming(true)}>
-          Remove demo
-        </button>
-      </div>
+      {admin ? (
+        <div className="form-actions">
+          <button type="button" className="button" onClick={() => sync.mutate({})} disabled={sync.isPending}>
+            {sync.isPending ? 'Reading the demo database…' : 'View the demo database’s schema'}
+          </button>
+          <button type="button" className="button button-danger-quiet" onClick={() => setConfirming(true)}>
+            Remove demo
+          </button>
+        </div>
+      ) : null}
       {confirming ? (
         <ConfirmDialog
           title="Remove the demo?"
@@ -104,8 +108,15 @@ function ReadyActions({ status }: { status: DemoStatus }) {
   );
 }
 
+/** The demo runs a database on the server's machine: admins only (outside a session, and until /api/me answers, the single-user app's admin: the server refuses anyone else). */
+function useIsAdmin() {
+  const me = useMe();
+  return !me || me.role === 'admin';
+}
+
 export function DemoCard() {
   const utils = trpc.useUtils();
+  const admin = useIsAdmin();
   const status = trpc.demo.status.useQuery(undefined, {
     refetchInterval: (query) => (query.state.data?.state === 'starting' || query.state.data?.state === 'removing' ? 1000 : false),
   });
@@ -148,14 +159,18 @@ export function DemoCard() {
               <p>{messageOf(start.error)}</p>
             </div>
           ) : null}
-          <div className="form-actions">
-            <button type="button" className="button button-primary" onClick={() => start.mutate({})} disabled={start.isPending || status.isPending}>
-              {state === 'failed' ? 'Try the demo again' : 'Start the demo database'}
-            </button>
-            <span className="muted small">
-              or from a shell: <code>npx querytrail demo</code>
-            </span>
-          </div>
+          {admin ? (
+            <div className="form-actions">
+              <button type="button" className="button button-primary" onClick={() => start.mutate({})} disabled={start.isPending || status.isPending}>
+                {state === 'failed' ? 'Try the demo again' : 'Start the demo database'}
+              </button>
+              <span className="muted small">
+                or from a shell: <code>npx querytrail demo</code>
+              </span>
+            </div>
+          ) : (
+            <p className="role-note">Admins can start the demo on this server.</p>
+          )}
         </>
       )}
     </section>

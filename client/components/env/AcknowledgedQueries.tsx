@@ -1,5 +1,6 @@
 // Queries of the environment whose findings were acknowledged: listed, not counted, until their
-// cost moves again. Undo makes their findings count from the next verdict read.
+// cost moves again, each with who acknowledged it. Undo makes their findings count from the next
+// verdict read.
 import { formatCost } from '../../lib/plan';
 import { retryUnlessNotFound } from '../../lib/queries';
 import { trpc } from '../../trpc';
@@ -8,6 +9,20 @@ import { RelativeTime } from '../RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../States';
 import { UndoAcknowledgeButton } from '../verdict/Acknowledge';
 import { QueryLink } from './IndexRecommendations';
+
+/**
+ * Who acknowledged it: a person, a token ("ana@example.com (token "ci")"), or "local" on a
+ * single-user server, where there is no one else to tell apart, so it says nothing.
+ */
+function AcknowledgedBy({ who }: { who: string | null }) {
+  if (!who || who === 'local') return null;
+  return (
+    <>
+      {' '}
+      by <span className="ack-by">{who}</span>
+    </>
+  );
+}
 
 export function AcknowledgedQueries({ envId }: { envId: string }) {
   const acks = trpc.policy.acknowledgements.useQuery({ id: envId }, { retry: retryUnlessNotFound });
@@ -33,6 +48,7 @@ export function AcknowledgedQueries({ envId }: { envId: string }) {
                   cost {ack.cost === null ? 'unknown' : formatCost(ack.cost)}
                 </span>{' '}
                 · acknowledged <RelativeTime value={ack.acknowledgedAt} />
+                <AcknowledgedBy who={ack.acknowledgedBy} />
               </p>
             </li>
           ))}

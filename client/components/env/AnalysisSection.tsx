@@ -2,11 +2,13 @@
 // statistics in the background, shows its progress, then the indexes that would help, best first.
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
+import { useEnvAccess } from '../../hooks/useMe';
 import { apiCodeOf, messageOf } from '../../lib/errors';
 import { retryUnlessNotFound } from '../../lib/queries';
 import { formatNumber } from '../../lib/time';
 import { trpc, type RouterOutputs } from '../../trpc';
 import { RelativeTime } from '../RelativeTime';
+import { RoleNote } from '../RoleNote';
 import { EmptyState, ErrorState, Loading } from '../States';
 import { IndexRecommendations } from './IndexRecommendations';
 
@@ -126,6 +128,8 @@ export function AnalysisSection({ env }: { env: Environment }) {
   const production = env.connections.find((c) => c.role === 'production');
   const running = status?.status === 'running' || start.isPending;
   const neverRun = latest.isError && apiCodeOf(latest.error) === 'not_found';
+  const { role, can } = useEnvAccess(env.id);
+  const editor = can('editor');
 
   return (
     <section className="card" aria-labelledby="analysis-heading" aria-busy={running}>
@@ -137,8 +141,8 @@ export function AnalysisSection({ env }: { env: Environment }) {
           type="button"
           className="button button-primary"
           onClick={() => start.mutate({ id: env.id })}
-          disabled={running}
-          aria-describedby="analysis-hint"
+          disabled={running || !editor}
+          aria-describedby={editor ? 'analysis-hint' : 'analysis-role analysis-hint'}
         >
           {running ? 'Analyzing…' : status ? 'Analyze again' : 'Analyze'}
         </button>
@@ -153,6 +157,7 @@ export function AnalysisSection({ env }: { env: Environment }) {
           <>Needs a connection with role production: its planner statistics are what the queries are planned with.</>
         )}
       </p>
+      {editor ? null : <RoleNote id="analysis-role" needed="editor" role={role} action="run Analyze" />}
       {start.isError ? (
         <div className="callout callout-danger" role="alert">
           <p className="callout-title">{apiCodeOf(start.error) === 'conflict' ? 'Cannot analyze this environment' : 'The analysis could not start'}</p>

@@ -3,11 +3,13 @@ import { useState } from 'react';
 import { connectionStringSchema, labelSchema, ROLES, type Role } from '../../../shared/validation';
 import { useMutationForm } from '../../hooks/useMutationForm';
 import { messageOf, validate } from '../../lib/errors';
+import { useEnvAccess } from '../../hooks/useMe';
 import { trpc, type RouterOutputs } from '../../trpc';
 import { Badge, roleTone } from '../Badge';
 import { Card } from '../Card';
 import { SelectField, TextField, FormError, SubmitButton } from '../Field';
 import { RelativeTime } from '../RelativeTime';
+import { RoleNote } from '../RoleNote';
 import { EmptyState } from '../States';
 
 type Environment = RouterOutputs['env']['get'];
@@ -59,6 +61,9 @@ function AddConnectionForm({ envId }: { envId: string }) {
 export function ConnectionsSection({ env }: { env: Environment }) {
   const utils = trpc.useUtils();
   const remove = trpc.connections.remove.useMutation({ onSettled: () => utils.env.get.invalidate({ id: env.id }) });
+  // connections hold production credentials: only owners add or remove them
+  const { role, can } = useEnvAccess(env.id);
+  const owner = can('owner');
   return (
     <Card id="connections-heading" title="Database Connections" count={env.connections.length}>
       {env.connections.length === 0 ? (
@@ -74,9 +79,11 @@ export function ConnectionsSection({ env }: { env: Environment }) {
                 <th scope="col" className="hide-narrow">
                   Added
                 </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+                {owner ? (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                ) : null}
               </tr>
             </thead>
             <tbody>
@@ -92,17 +99,19 @@ export function ConnectionsSection({ env }: { env: Environment }) {
                   <td className="nowrap hide-narrow">
                     <RelativeTime value={connection.createdAt} />
                   </td>
-                  <td className="actions">
-                    <button
-                      type="button"
-                      className="button button-small button-danger-quiet"
-                      onClick={() => remove.mutate({ id: env.id, connectionId: connection.id })}
-                      disabled={remove.isPending && remove.variables?.connectionId === connection.id}
-                      aria-label={`Remove connection ${connection.label}`}
-                    >
-                      Remove
-                    </button>
-                  </td>
+                  {owner ? (
+                    <td className="actions">
+                      <button
+                        type="button"
+                        className="button button-small button-danger-quiet"
+                        onClick={() => remove.mutate({ id: env.id, connectionId: connection.id })}
+                        disabled={remove.isPending && remove.variables?.connectionId === connection.id}
+                        aria-label={`Remove connection ${connection.label}`}
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  ) : null}
                 </tr>
               ))}
             </tbody>
@@ -110,7 +119,7 @@ export function ConnectionsSection({ env }: { env: Environment }) {
         </div>
       )}
       <FormError>{remove.isError ? <>The connection could not be removed: {messageOf(remove.error)}</> : null}</FormError>
-      <AddConnectionForm envId={env.id} />
+      {owner ? <AddConnectionForm envId={env.id} /> : <RoleNote needed="owner" role={role} action="add and remove connections" />}
     </Card>
   );
 }

@@ -13,12 +13,14 @@ import {
   type FindingKind,
   type Policy,
 } from '../../../shared/policy';
+import { useEnvAccess } from '../../hooks/useMe';
 import { useMutationForm } from '../../hooks/useMutationForm';
 import { validate } from '../../lib/errors';
 import { retryUnlessNotFound } from '../../lib/queries';
 import { trpc } from '../../trpc';
 import { Card } from '../Card';
 import { FormError, SelectField, SubmitButton, TextAreaField, TextField } from '../Field';
+import { RoleNote } from '../RoleNote';
 import { ErrorState, Loading } from '../States';
 import { KIND_LABELS } from '../verdict/Findings';
 
@@ -47,7 +49,8 @@ const valuesOf = (policy: Policy): FormValues => ({
   ignoredHashes: policy.ignoredHashes.join('\n'),
 });
 
-function PolicyForm({ envId, policy }: { envId: string; policy: Policy }) {
+/** `readOnly`: the caller may read the policy but not change it (not an owner): the same form, disabled. */
+function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy; readOnly: boolean }) {
   const utils = trpc.useUtils();
   const [values, setValues] = useState(() => valuesOf(policy));
   const [saved, setSaved] = useState(false);
@@ -95,66 +98,72 @@ function PolicyForm({ envId, policy }: { envId: string; policy: Policy }) {
 
   return (
     <form className="form" onSubmit={onSubmit} noValidate aria-label="Policy">
-      <div className="form-grid policy-grid">
-        <TextField
-          label="Comparison branch"
-          {...form.field('comparisonBranch', values.comparisonBranch, set('comparisonBranch'), errors.comparisonBranch)}
-          hint="A run is compared with the latest earlier run of this branch."
-          autoComplete="off"
-          spellCheck={false}
-        />
-        <TextField
-          label="Cost regression (%)"
-          {...form.field('costRegressionPct', values.costRegressionPct, set('costRegressionPct'), errors.costRegressionPct)}
-          hint="A cost above the baseline's by more than this regresses."
-          {...numeric}
-        />
-        <TextField
-          label="Minimum cost"
-          {...form.field('minCost', values.minCost, set('minCost'), errors.minCost)}
-          hint="Cheaper queries never count as a regression."
-          {...numeric}
-        />
-        <TextField
-          label="Minimum saved (%)"
-          {...form.field('minSavedPct', values.minSavedPct, set('minSavedPct'), errors.minSavedPct)}
-          hint="A new query needs an index when one saves at least this."
-          {...numeric}
-          max={100}
-        />
-      </div>
-      <fieldset className="policy-conditions">
-        <legend>What each finding does</legend>
+      <fieldset className="plain-fieldset form" disabled={readOnly}>
         <div className="form-grid policy-grid">
-          {FINDING_KINDS.map((kind) => (
-            <SelectField
-              key={kind}
-              label={KIND_LABELS[kind].label}
-              value={values.conditions[kind]}
-              onChange={setCondition(kind)}
-              options={MODE_OPTIONS}
-              title={KIND_LABELS[kind].explain}
-            />
-          ))}
+          <TextField
+            label="Comparison branch"
+            {...form.field('comparisonBranch', values.comparisonBranch, set('comparisonBranch'), errors.comparisonBranch)}
+            hint="A run is compared with the latest earlier run of this branch."
+            autoComplete="off"
+            spellCheck={false}
+          />
+          <TextField
+            label="Cost regression (%)"
+            {...form.field('costRegressionPct', values.costRegressionPct, set('costRegressionPct'), errors.costRegressionPct)}
+            hint="A cost above the baseline's by more than this regresses."
+            {...numeric}
+          />
+          <TextField
+            label="Minimum cost"
+            {...form.field('minCost', values.minCost, set('minCost'), errors.minCost)}
+            hint="Cheaper queries never count as a regression."
+            {...numeric}
+          />
+          <TextField
+            label="Minimum saved (%)"
+            {...form.field('minSavedPct', values.minSavedPct, set('minSavedPct'), errors.minSavedPct)}
+            hint="A new query needs an index when one saves at least this."
+            {...numeric}
+            max={100}
+          />
         </div>
-        <FormError>{form.serverError('conditions')}</FormError>
+        <fieldset className="policy-conditions">
+          <legend>What each finding does</legend>
+          <div className="form-grid policy-grid">
+            {FINDING_KINDS.map((kind) => (
+              <SelectField
+                key={kind}
+                label={KIND_LABELS[kind].label}
+                value={values.conditions[kind]}
+                onChange={setCondition(kind)}
+                options={MODE_OPTIONS}
+                title={KIND_LABELS[kind].explain}
+              />
+            ))}
+          </div>
+          <FormError>{form.serverError('conditions')}</FormError>
+        </fieldset>
+        <TextAreaField
+          label="Ignored queries"
+          {...form.field('ignoredHashes', values.ignoredHashes, set('ignoredHashes'), errors.ignoredHashes)}
+          hint="Query hashes (16 hexadecimal digits), one per line: they never produce a finding."
+          rows={3}
+          monospace
+          spellCheck={false}
+          placeholder="a1b2c3d4e5f60718"
+        />
       </fieldset>
-      <TextAreaField
-        label="Ignored queries"
-        {...form.field('ignoredHashes', values.ignoredHashes, set('ignoredHashes'), errors.ignoredHashes)}
-        hint="Query hashes (16 hexadecimal digits), one per line: they never produce a finding."
-        rows={3}
-        monospace
-        spellCheck={false}
-        placeholder="a1b2c3d4e5f60718"
-      />
-      <FormError>{form.formError}</FormError>
-      <div className="form-actions">
-        <SubmitButton pending={update.isPending} label="Save policy" pendingLabel="Saving…" />
-        <span role="status" className="muted small">
-          {saved ? 'Policy saved.' : ''}
-        </span>
-      </div>
+      {readOnly ? null : (
+        <>
+          <FormError>{form.formError}</FormError>
+          <div className="form-actions">
+            <SubmitButton pending={update.isPending} label="Save policy" pendingLabel="Saving…" />
+            <span role="status" className="muted small">
+              {saved ? 'Policy saved.' : ''}
+            </span>
+          </div>
+        </>
+      )}
     </form>
   );
 }
@@ -165,6 +174,7 @@ export function PolicySection({ envId }: { envId: string }) {
   // browser cannot have scrolled to it by itself
   const { hash } = useLocation();
   const loaded = policy.data !== undefined;
+  const { role, can } = useEnvAccess(envId);
   useEffect(() => {
     if (hash === '#policy' && loaded) document.getElementById('policy')?.scrollIntoView?.();
   }, [hash, loaded]);
@@ -179,7 +189,10 @@ export function PolicySection({ envId }: { envId: string }) {
       ) : policy.isError ? (
         <ErrorState title="The policy could not be loaded" error={policy.error} onRetry={() => policy.refetch()} />
       ) : (
-        <PolicyForm envId={envId} policy={policy.data} />
+        <>
+          <PolicyForm envId={envId} policy={policy.data} readOnly={!can('owner')} />
+          {can('owner') ? null : <RoleNote needed="owner" role={role} action="change the policy" />}
+        </>
       )}
     </Card>
   );

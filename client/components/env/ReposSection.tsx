@@ -3,10 +3,12 @@ import { useState } from 'react';
 import { repoSchema } from '../../../shared/validation';
 import { useMutationForm } from '../../hooks/useMutationForm';
 import { messageOf, validate } from '../../lib/errors';
+import { useEnvAccess } from '../../hooks/useMe';
 import { trpc, type RouterOutputs } from '../../trpc';
 import { Card } from '../Card';
 import { TextField, FormError } from '../Field';
 import { RelativeTime } from '../RelativeTime';
+import { RoleNote } from '../RoleNote';
 import { EmptyState } from '../States';
 
 type Environment = RouterOutputs['env']['get'];
@@ -26,6 +28,8 @@ export function ReposSection({ env }: { env: Environment }) {
   const form = useMutationForm(link, { conflict: 'repo', not_found: 'repo' });
   const repoError = validate(repoSchema, repo);
   const onSubmit = form.submit(!repoError, () => link.mutate({ id: env.id, repo: repo.trim() }));
+  const { role, can } = useEnvAccess(env.id);
+  const editor = can('editor');
 
   return (
     <Card id="repos-heading" title="Linked Repos" count={env.repos.length}>
@@ -39,33 +43,39 @@ export function ReposSection({ env }: { env: Environment }) {
               <span className="muted small">
                 linked <RelativeTime value={r.createdAt} />
               </span>
-              <button
-                type="button"
-                className="button button-small button-danger-quiet"
-                onClick={() => unlink.mutate({ id: env.id, repo: r.repo })}
-                disabled={unlink.isPending && unlink.variables?.repo === r.repo}
-                aria-label={`Unlink ${r.repo}`}
-              >
-                Unlink
-              </button>
+              {editor ? (
+                <button
+                  type="button"
+                  className="button button-small button-danger-quiet"
+                  onClick={() => unlink.mutate({ id: env.id, repo: r.repo })}
+                  disabled={unlink.isPending && unlink.variables?.repo === r.repo}
+                  aria-label={`Unlink ${r.repo}`}
+                >
+                  Unlink
+                </button>
+              ) : null}
             </li>
           ))}
         </ul>
       )}
       <FormError>{unlink.isError ? <>The repository could not be unlinked: {messageOf(unlink.error)}</> : null}</FormError>
-      <form className="subform subform-inline" onSubmit={onSubmit} noValidate aria-label="Link a repository">
-        <TextField
-          label="Repository"
-          {...form.field('repo', repo, setRepo, repoError)}
-          placeholder="acme/web-app"
-          hint="As GitHub writes it: <org>/<repo>."
-          autoComplete="off"
-          spellCheck={false}
-        />
-        <button type="submit" className="button button-primary" disabled={link.isPending}>
-          {link.isPending ? 'Linking…' : 'Link repository'}
-        </button>
-      </form>
+      {editor ? (
+        <form className="subform subform-inline" onSubmit={onSubmit} noValidate aria-label="Link a repository">
+          <TextField
+            label="Repository"
+            {...form.field('repo', repo, setRepo, repoError)}
+            placeholder="acme/web-app"
+            hint="As GitHub writes it: <org>/<repo>."
+            autoComplete="off"
+            spellCheck={false}
+          />
+          <button type="submit" className="button button-primary" disabled={link.isPending}>
+            {link.isPending ? 'Linking…' : 'Link repository'}
+          </button>
+        </form>
+      ) : (
+        <RoleNote needed="editor" role={role} action="link and unlink repositories" />
+      )}
       <FormError>{form.formError}</FormError>
     </Card>
   );

@@ -2,6 +2,7 @@
 // (the signing secret is shown once), test and remove, and the recent deliveries.
 import { useState } from 'react';
 import { WEBHOOK_EVENTS, webhookSecretSchema, webhookUrlSchema, type WebhookEvent } from '../../../shared/webhooks';
+import { useEnvAccess } from '../../hooks/useMe';
 import { useMutationForm } from '../../hooks/useMutationForm';
 import { messageOf, validate } from '../../lib/errors';
 import { retryUnlessNotFound } from '../../lib/queries';
@@ -11,6 +12,7 @@ import { Card } from '../Card';
 import { CopyButton } from '../CopyButton';
 import { FormError, SubmitButton, TextField } from '../Field';
 import { RelativeTime } from '../RelativeTime';
+import { RoleNote } from '../RoleNote';
 import { EmptyState, ErrorState, Loading } from '../States';
 import { WebhookDeliveries } from './WebhookDeliveries';
 
@@ -130,6 +132,9 @@ export function WebhooksSection({ envId }: { envId: string }) {
     },
   });
   const test = trpc.webhooks.test.useMutation({ onSettled: refreshDeliveries });
+  // where events go and their signing secrets are the owners' to decide; everyone sees the deliveries
+  const { role, can } = useEnvAccess(envId);
+  const owner = can('owner');
 
   return (
     <Card id="webhooks-heading" title="Webhooks" count={hooks.data?.length}>
@@ -149,9 +154,11 @@ export function WebhooksSection({ envId }: { envId: string }) {
                 <th scope="col" className="hide-narrow">
                   Added
                 </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+                {owner ? (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                ) : null}
               </tr>
             </thead>
             <tbody>
@@ -170,26 +177,28 @@ export function WebhooksSection({ envId }: { envId: string }) {
                   <td className="nowrap hide-narrow">
                     <RelativeTime value={hook.createdAt} />
                   </td>
-                  <td className="actions nowrap">
-                    <button
-                      type="button"
-                      className="button button-small"
-                      onClick={() => test.mutate({ id: envId, webhookId: hook.id })}
-                      disabled={test.isPending && test.variables?.webhookId === hook.id}
-                      aria-label={`Send a test to ${hook.maskedUrl}`}
-                    >
-                      {test.isPending && test.variables?.webhookId === hook.id ? 'Sending…' : 'Test'}
-                    </button>{' '}
-                    <button
-                      type="button"
-                      className="button button-small button-danger-quiet"
-                      onClick={() => remove.mutate({ id: envId, webhookId: hook.id })}
-                      disabled={remove.isPending && remove.variables?.webhookId === hook.id}
-                      aria-label={`Remove webhook ${hook.maskedUrl}`}
-                    >
-                      Remove
-                    </button>
-                  </td>
+                  {owner ? (
+                    <td className="actions nowrap">
+                      <button
+                        type="button"
+                        className="button button-small"
+                        onClick={() => test.mutate({ id: envId, webhookId: hook.id })}
+                        disabled={test.isPending && test.variables?.webhookId === hook.id}
+                        aria-label={`Send a test to ${hook.maskedUrl}`}
+                      >
+                        {test.isPending && test.variables?.webhookId === hook.id ? 'Sending…' : 'Test'}
+                      </button>{' '}
+                      <button
+                        type="button"
+                        className="button button-small button-danger-quiet"
+                        onClick={() => remove.mutate({ id: envId, webhookId: hook.id })}
+                        disabled={remove.isPending && remove.variables?.webhookId === hook.id}
+                        aria-label={`Remove webhook ${hook.maskedUrl}`}
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  ) : null}
                 </tr>
               ))}
             </tbody>
@@ -200,7 +209,7 @@ export function WebhooksSection({ envId }: { envId: string }) {
       <FormError>{test.isError ? <>The test could not be sent: {messageOf(test.error)}</> : null}</FormError>
       <FormError>{remove.isError ? <>The webhook could not be removed: {messageOf(remove.error)}</> : null}</FormError>
       {created ? <NewSecret created={created} onDone={() => setCreated(undefined)} /> : null}
-      <AddWebhookForm envId={envId} onCreated={setCreated} />
+      {owner ? <AddWebhookForm envId={envId} onCreated={setCreated} /> : <RoleNote needed="owner" role={role} action="add, test and remove webhooks" />}
       <div className="webhook-log">
         <h3>Recent deliveries</h3>
         <WebhookDeliveries envId={envId} />

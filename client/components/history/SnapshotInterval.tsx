@@ -2,7 +2,9 @@
 // (SNAPSHOT_INTERVAL_SECONDS), an interval of the environment's own, or off. Saved when picked, as
 // PATCH /api/env/{id} does; an interval set through the API that is none of these shows as itself.
 import { useState } from 'react';
+import { useEnvAccess } from '../../hooks/useMe';
 import { messageOf } from '../../lib/errors';
+import { roleReason } from '../../lib/roles';
 import { trpc } from '../../trpc';
 import { SelectField } from '../Field';
 
@@ -38,6 +40,7 @@ export function SnapshotInterval({ envId, seconds, effectiveSeconds }: { envId: 
     onError: () => setPicked(undefined),
   });
   const value = picked ?? choiceOf(seconds);
+  const { role, can } = useEnvAccess(envId);
   // the server's default is known when the environment follows it
   const choices = CHOICES.map((choice) =>
     choice.value === DEFAULT && seconds === null ? { ...choice, label: `Server's default (every ${intervalText(effectiveSeconds)})` } : choice,
@@ -54,8 +57,9 @@ export function SnapshotInterval({ envId, seconds, effectiveSeconds }: { envId: 
       value={value}
       onChange={pick}
       options={options}
-      disabled={update.isPending}
+      disabled={update.isPending || !can('editor')}
       error={update.error ? messageOf(update.error) : undefined}
+      hint={can('editor') ? undefined : roleReason('editor', 'change how often production is read', role)}
     />
   );
 }

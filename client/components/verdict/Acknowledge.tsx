@@ -3,8 +3,10 @@
 // verdicts and acknowledgements is refreshed after either.
 import { useState } from 'react';
 import { noteSchema } from '../../../shared/policy';
+import { useEnvAccess } from '../../hooks/useMe';
 import { useMutationForm } from '../../hooks/useMutationForm';
 import { messageOf, validate } from '../../lib/errors';
+import { roleReason } from '../../lib/roles';
 import { trpc } from '../../trpc';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { TextAreaField } from '../Field';
@@ -33,10 +35,18 @@ export function AcknowledgeButton({ envId, hash }: { envId: string; hash: string
     setOpen(false);
     acknowledge.reset();
   };
+  const { role, can } = useEnvAccess(envId);
 
   return (
     <>
-      <button type="button" className="button button-small" onClick={() => setOpen(true)} aria-label={`Acknowledge query ${hash}`}>
+      <button
+        type="button"
+        className="button button-small"
+        onClick={() => setOpen(true)}
+        aria-label={`Acknowledge query ${hash}`}
+        disabled={!can('editor')}
+        title={can('editor') ? undefined : roleReason('editor', 'acknowledge queries', role)}
+      >
         Acknowledge
       </button>
       {open ? (
@@ -66,13 +76,15 @@ export function AcknowledgeButton({ envId, hash }: { envId: string; hash: string
 export function UndoAcknowledgeButton({ envId, hash, label = 'Undo' }: { envId: string; hash: string; label?: string }) {
   const refresh = useRefreshAfterAcknowledging(envId);
   const undo = trpc.policy.unacknowledge.useMutation({ onSuccess: refresh });
+  const { role, can } = useEnvAccess(envId);
   return (
     <>
       <button
         type="button"
         className="button button-small"
         onClick={() => undo.mutate({ id: envId, hash })}
-        disabled={undo.isPending}
+        disabled={undo.isPending || !can('editor')}
+        title={can('editor') ? undefined : roleReason('editor', 'undo acknowledgements', role)}
         aria-label={`Undo the acknowledgement of query ${hash}`}
       >
         {undo.isPending ? 'Undoing…' : label}
