@@ -41,6 +41,7 @@ export { applyRunSchema, type AppliedRunSchema } from './run-schema.js';
 export type { SourceSnapshot, ReadSourceOptions } from './source.js';
 export { planShape, indexesUsed, type PlanNode } from '../shared/plan.js';
 export { startShadowServer, type ShadowServer } from './shadow-server.js';
+export { sweepShadows, useShadowRegistry } from './cluster-registry.js';
 export { keptKeyOf } from './kept-shadows.js';
 export { embeddedBinaries, serverUser, startKeptCluster, type KeptCluster } from './postgres-process.js';
 export { ShadowBusyError } from './busy.js';

@@ -2,10 +2,16 @@
 // connections, stop it. startCluster runs a throwaway one in a fresh temp folder removed when it
 // stops (the advisor's shadow planner, the tests' servers in test/support/postgres.ts);
 // startKeptCluster one whose data folder outlives it (the demo database, server/demo/).
+//
+// A throwaway cluster must not outlive the process that started it, even when that process dies
+// without a word (SIGKILL, the OOM killer): a watchdog (WATCHDOG below) stops it and removes its
+// folder then, and with `registry` it is also recorded (cluster-registry.ts) for the next start to
+// sweep what a watchdog killed alongside its owner could not.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
+import { registerCluster, type Registration } from './cluster-registry.js';
 
 /**
  * PostgreSQL refuses to run as root: run it as `name` then, a system user created when missing
@@ -43,6 +49,8 @@ export interface ClusterOptions {
   /** OS user the server runs as when we are root (see serverUser). */
   osUser?: string;
   startTimeoutMs?: number;
+  /** A registry folder (cluster-registry.ts) to record the cluster in while it runs. */
+  registry?: string;
 }
 
 export interface Cluster {
@@ -81,10 +89,14 @@ interface Running {
   exited(): boolean;
 }
 
-/** Starts `postgres -D dataDir` and waits until it accepts connections (or throws with its log). */
-async function launch(postgresPath: string, dataDir: string, settings: Record<string, string>, ids: Ids, timeoutMs: number): Promise<Running> {
+/**
+ * Starts `postgres -D dataDir` and waits until it accepts connections (or throws with its log).
+ * `spawned` gets the postmaster's pid at once, in the same tick as the spawn.
+ */
+async function launch(postgresPath: string, dataDir: string, settings: Record<string, string>, ids: Ids, timeoutMs: number, spawned?: (pid: number) => void): Promise<Running> {
   const args = ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
   const child: ChildProcess = spawn(postgresPath, args, { ...ids, env: serverEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  if (child.pid !== undefined) spawned?.(child.pid);
   let log = '';
   try {
     await new Promise<void>((resolve, reject) => {
@@ -126,6 +138,63 @@ async function launch(postgresPath: string, dataDir: string, settings: Record<st
   };
 }
 
+/**
+ * The watchdog of a throwaway cluster: `sh` (1.5 MB resident, no Node), started detached
+ * (its own session, so a signal to our process group spares it) with one end of a pipe whose other
+ * end only we hold. It reads the postmaster's pid from the pipe (written in the tick that spawns
+ * it), then waits. When the pipe ends, we are gone however we died (the kernel closes a dead
+ * process's descriptors): it stops the postmaster with SIGQUIT (immediate shutdown: the postmaster
+ * ends its backends and removes its shared memory; SIGKILL after 5 s if it still runs) and removes
+ * the cluster's temp folder. A stop by us removes the folder first and then ends the watchdog with
+ * SIGTERM, so it has nothing to do. The postmaster is signalled only while it is the process whose
+ * working directory is the data folder (postgres chdirs there), so a reused pid is never
+ * signalled; without /proc (macOS) its command line must name the data folder instead.
+ * It runs as we do, not as the cluster's OS user: that user cannot remove the temp folder from a
+ * temp directory that is not world-writable. It opens nothing in the cluster's folders; `rm -rf`
+ * does not follow symbolic links. (Were we killed between spawning the postmaster and writing its
+ * pid, it would find no pid to stop; PostgreSQL rechecks its lock file every minute and shuts
+ * down once the folder holding it is gone.)
+ * $1: the data folder's real path, $2: the data folder as given to `postgres -D`, $3: the folder to remove.
+ */
+const WATCHDOG = `
+real=$1 data=$2 root=$3 pid=
+while read -r line; do pid=$line; done
+ours() {
+  [ -n "$pid" ] || return 1
+  if [ -d /proc/self ]; then [ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" = "$real" ]
+  else ps -o command= -p "$pid" 2>/dev/null | grep -qF -- "$data"; fi
+}
+n=0
+while ours && [ $n -lt 200 ]; do
+  [ $n = 0 ] && kill -QUIT "$pid" 2>/dev/null
+  [ $n = 100 ] && kill -KILL "$pid" 2>/dev/null
+  n=$((n + 1)); sleep 0.05
+done
+n=0
+while [ -e "$root" ] && [ $n -lt 50 ]; do rm -rf -- "$root" 2>/dev/null || sleep 0.1; n=$((n + 1)); done
+`;
+
+function startWatchdog(root: string, dataDir: string): ChildProcess | undefined {
+  const real = path.join(realpathSync(root), path.basename(dataDir));
+  let child: ChildProcess;
+  try {
+    child = spawn('/bin/sh', ['-c', WATCHDOG, 'querytrail-watchdog', real, dataDir, root], {
+      cwd: '/',
+      detached: true,
+      env: { PATH: process.env.PATH },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+  } catch {
+    return undefined;
+  }
+  child.on('error', () => undefined);
+  child.stdin!.on('error', () => undefined);
+  // the watchdog must not keep this process alive, nor be waited for
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void }).unref?.();
+  return child.pid === undefined ? undefined : child;
+}
+
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const owner = serverUser(options.osUser);
   const ids = owner ? { uid: owner.uid, gid: owner.gid } : {};
@@ -136,19 +205,34 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const own = (file: string) => owner && chownSync(file, owner.uid, owner.gid);
   own(root);
   own(socketDir);
+  // from here on the folder goes with us, whatever happens to this process
+  const watchdog = startWatchdog(root, dataDir);
+  const registration: Registration | undefined = options.registry
+    ? registerCluster(options.registry, { root, dataDir: path.join(realpathSync(root), 'data'), watchdog: watchdog?.pid, uid: owner?.uid ?? process.getuid?.() })
+    : undefined;
+  const release = () => {
+    watchdog?.kill('SIGTERM');
+    registration?.remove();
+  };
   let server: Running;
   try {
     initdb(options.binaries.initdb, dataDir, ids, { password: options.password, method: 'md5', pwfile: path.join(root, 'pw'), own });
     const settings = { ...options.settings, unix_socket_directories: socketDir };
-    server = await launch(options.binaries.postgres, dataDir, settings, ids, options.startTimeoutMs ?? 30_000);
+    server = await launch(options.binaries.postgres, dataDir, settings, ids, options.startTimeoutMs ?? 30_000, (pid) => {
+      watchdog?.stdin!.write(`${pid}\n`);
+      registration?.update({ postmaster: pid });
+    });
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
+    release();
     throw error;
   }
 
   let stopped = false;
+  // Exiting without stopping it: immediate shutdown (it removes its shared memory, which SIGKILL
+  // would leave in /dev/shm); the watchdog, whose pipe ends with us, then removes the folder.
   const kill = () => {
-    if (!stopped) server.child.kill('SIGKILL');
+    if (!stopped) server.child.kill('SIGQUIT');
   };
   process.once('exit', kill);
   return {
@@ -161,6 +245,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       process.removeListener('exit', kill);
       await server.stop();
       rmSync(root, { recursive: true, force: true });
+      release();
     },
   };
 }

@@ -6,8 +6,12 @@
 // `postgres` account. Not as root it runs as our own user: then what keeps it away from our files
 // is that no user code ever runs as its superuser (see shadow-access.ts and README, Safety).
 // Production code cannot import test/support, hence this small launcher of its own.
+// A shadow never outlives the process that started it: its watchdog stops it and removes its
+// folder when that process dies, and it is recorded in the shadow registry (cluster-registry.ts),
+// swept the first time this process starts a shadow, for what a dead process's watchdog missed.
 import path from 'node:path';
 import type pg from 'pg';
+import { preparedShadowRegistry } from './cluster-registry.js';
 import { stopResizer } from './file-resizer.js';
 import { embeddedBinaries, startCluster } from './postgres-process';
 import { prepareShadowServer } from './shadow-access.js';
@@ -42,6 +46,7 @@ export async function startShadowServer(options: ShadowServerOptions = {}): Prom
   const cluster = await startCluster({
     binaries: await binaries(options.binDir),
     name: 'qt-shadow',
+    registry: await preparedShadowRegistry(),
     osUser: SHADOW_OS_USER,
     socketMode: 0o700,
     startTimeoutMs: (options.startTimeoutSeconds ?? 30) * 1000,
@@ -55,6 +60,10 @@ export async function startShadowServer(options: ShadowServerOptions = {}): Prom
       autovacuum: 'off',
       shared_buffers: '32MB',
       max_connections: '20',
+      // dynamic shared memory in files of the data folder rather than /dev/shm: a shadow killed
+      // outright (SIGKILL to the postmaster, which skips its cleanup) leaves none behind there,
+      // since the folder goes (its watchdog, the sweep). Little goes there: plans are never run.
+      dynamic_shared_memory_type: 'mmap',
     },
   });
   const server: ShadowServer = {

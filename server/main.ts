@@ -1,5 +1,6 @@
 // `npm start`: the API and SPA on PORT (3000) and the analyzer beside it on ANALYZER_PORT (2345).
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { checkExposure, checkSecretKey, readConfig } from './config';
 import { createApp } from './app';
 import { openServices } from './services';
@@ -9,6 +10,7 @@ import { closeWarmShadows } from './verdict/shadows';
 import { closeDemos, restoreDemo } from './demo/demo';
 import { FolderLockedError } from './db/folder-lock';
 import { closePreparePool } from './catalog/prepare-pool';
+import { sweepShadows, useShadowRegistry } from '../advisor/index';
 
 // Whatever this process and its children create (the store, the key, scratch clusters) is private
 // to its user; what an older version left readable under DATA_DIR is made private too.
@@ -21,6 +23,12 @@ if (refusal) {
   process.exit(1);
 }
 makeDataDirPrivate(config.dataDir);
+
+// Shadow PostgreSQL servers are recorded under DATA_DIR while they run; what a querytrail killed
+// before it could stop them (OOM, SIGKILL, a supervisor ending its whole group) is stopped now.
+useShadowRegistry(path.join(config.dataDir, 'shadows'));
+const swept = await sweepShadows().catch((error: Error) => (console.error(`shadow sweep: ${error.message}`), undefined));
+if (swept?.removed.length) console.log(`querytrail: removed ${swept.removed.length} shadow PostgreSQL left by a stopped querytrail (${swept.stopped} processes stopped)`);
 
 const services = await openServices(config).catch((error: unknown) => {
   // a refusal worded for the operator (DATA_DIR locked, ...) is printed alone, not as a stack

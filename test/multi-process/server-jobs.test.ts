@@ -4,7 +4,6 @@
 // reason the user reads, and a server starting meanwhile interrupts nothing.
 // The queue's heartbeat is set short (JOB_HEARTBEAT_SECONDS=10, its floor) so a dead server's job is
 // taken over within seconds, not the default half minute.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -46,20 +45,13 @@ async function store(): Promise<{ name: string; env: Record<string, string> }> {
 
 const start = (env: Record<string, string>) => listening(startServerProcess({ ...env, DATA_DIR: dataDir() }));
 
-/** SIGKILL, and the shadow PostgreSQL it had started, which would otherwise outlive it. */
+/**
+ * SIGKILL. The shadow PostgreSQL it had started goes with it: its watchdog stops it and removes its
+ * folder (advisor/postgres-process.ts; test/shadows/killed-server.test.ts), and the run's end checks
+ * that nothing was left (test/global/nothing-left-behind.ts).
+ */
 async function killHard(server: ServerProcess): Promise<void> {
-  const children = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,comm='], { encoding: 'utf8' }).trim().split('\n');
   await server.kill();
-  for (const line of children) {
-    const [pid, ppid, comm] = line.trim().split(/\s+/);
-    if (pid && ppid === String(server.pid) && comm === 'postgres') {
-      try {
-        process.kill(Number(pid), 'SIGKILL');
-      } catch {
-        // already gone with its parent
-      }
-    }
-  }
 }
 
 async function jobsOf(database: string, name: string) {
