@@ -22,7 +22,7 @@ export type Rule =
    * A list over environments: with the input's `environmentId` it is that environment's (at least
    * `role`); without it the procedure answers only what the caller may see (ctx.visibleEnvironments).
    */
-  | { need: 'env-list'; role: EnvRole; ci?: true }
+  | { need: 'env-list'; role: EnvRole }
   /** The CI run named by the input's `id`: its environment's `role`; CI credentials of that run's environment or repository when `ci`. */
   | { need: 'run'; role: EnvRole; ci?: true }
   /** Posting a run of the input's `repo`: CI credentials of its environment or repository, or an editor of its environment. */

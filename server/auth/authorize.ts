@@ -145,10 +145,6 @@ export async function authorize(
     case 'env-list': {
       const id = idIn(input, 'environmentId');
       if (id === undefined) return; // the procedure filters by visibleEnvironments
-      if (principal.kind === 'ci-token') {
-        if (id !== principal.environmentId) throw notFound(`Environment ${id}`);
-        return;
-      }
       requireEnvRole(principal, id, rule.role);
       return;
     }
