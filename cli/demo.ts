@@ -117,7 +117,23 @@ async function follow(get: () => Promise<Status>, first: Status, io: Io): Promis
     }
     if (status.state !== 'starting') return status;
     await new Promise((resolve) => setTimeout(resolve, 500));
-    status = await get();
+    status = await pollAgain(get);
+  }
+}
+
+/**
+ * One more look at the demo's progress. A poll that gets no answer at all (a connection reset or
+ * refused while the server is busy making the demo) is asked again, a few times over ten seconds,
+ * before the demo is called failed; an answer, even an error, is taken as it is.
+ */
+async function pollAgain(get: () => Promise<Status>): Promise<Status> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await get();
+    } catch (error) {
+      if (error instanceof DemoError || attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
   }
 }
 

@@ -64,6 +64,18 @@ const oneProcedureSegment: RequestHandler = (req, res, next) => {
   sendError(res, 404, 'not_found', 'Not found');
 };
 
+/**
+ * Idle keep-alive connections stay open a minute (Node's default is 5 s). A client reusing one
+ * sends its next request without waiting; had the server closed it meanwhile, that request is
+ * lost (ECONNRESET). With 5 s, a busy moment of the server was enough for that to happen to the
+ * SPA's polls, the CLI and a load balancer (whose own idle timeout, commonly 60 s, must be the
+ * shorter one).
+ */
+export function keepIdleConnections(server: import('node:http').Server) {
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+}
+
 export const clientDist = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'client');
 
 export function createApp(services: Services, options: { clientDir?: string } = {}) {

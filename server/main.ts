@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { checkExposure, checkSecretKey, readConfig } from './config';
-import { createApp } from './app';
+import { createApp, keepIdleConnections } from './app';
 import { openServices } from './services';
 import { makeDataDirPrivate } from './private-files';
 import { startAnalyzer } from '../analyzer/app';
@@ -43,6 +43,7 @@ const server = app.listen(config.port, config.host, () => {
   console.log(`querytrail on http://${shown}:${port} (store: ${where})`);
   console.log(`  REST: http://${shown}:${port}/api  (reference at /api/docs)`);
 });
+keepIdleConnections(server);
 server.on('error', (error) => {
   console.error(`Cannot listen on ${config.host}:${config.port}: ${error.message}`);
   process.exit(1);

@@ -167,7 +167,7 @@ describe('acknowledgements', () => {
   });
 
   it('an acknowledgement records the cost it was made at', () => {
-    const ack = { hash: HASH, note: null, cost: 18_000.5, acknowledgedAt: '2026-11-22T10:00:00.000Z' };
+    const ack = { hash: HASH, note: null, cost: 18_000.5, acknowledgedAt: '2026-11-22T10:00:00.000Z', acknowledgedBy: 'ada@example.com' };
     expect(acknowledgementSchema.parse(ack)).toEqual(ack);
     expect(acknowledgementSchema.parse({ ...ack, cost: null }).cost).toBeNull();
   });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../../server/app';
+import { createApp, keepIdleConnections } from '../../server/app';
 import { readConfig, type Config } from '../../server/config';
 import { openStore } from '../../server/db/store';
 import { createSecrets } from '../../server/secrets';
@@ -69,6 +69,7 @@ export async function startTestServer(services: Services, options: { clientDir?:
   const http = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(options.port ?? 0, '127.0.0.1', () => resolve(s));
   });
+  keepIdleConnections(http);
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
