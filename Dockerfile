@@ -1,6 +1,6 @@
 # The querytrail image. Its default command is the analyzer on 0.0.0.0:2345:
 #   docker build -t querytrail . && docker run --rm -p 2345:2345 querytrail
-# The web app and API (with the SPA built into the image) run from the same image with:
+# The web app and API (with the SPA and the server's bundle built into the image) run from the same image with:
 #   docker run -p 3000:3000 -e HOST=0.0.0.0 -e API_TOKEN=... querytrail npm run serve
 # docker-compose.yml runs two such servers on one PostgreSQL (DATABASE_URL, one SECRET_KEY) and the analyzer.
 # Node 22: pg-boss (the job queue) declares it; querytrail also runs on Node 20.19+.
@@ -15,7 +15,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 COPY . .
-RUN npx vite build
+# What `npm run serve` starts from, made now: the SPA, the server's bundle (no TypeScript to
+# transpile at start) and the PGlite template an empty DATA_DIR is copied from (no initdb at the
+# first start), readable by the `node` user the server runs as.
+RUN node server/build.mjs --template && chmod -R a+rX dist/server
 
 # The advisor's shadow PostgreSQL runs as its own system account when the process is root; the
 # account exists in the image so that needs no useradd at run time.

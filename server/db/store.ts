@@ -1,6 +1,7 @@
 // Opens the app's own store: PGlite on disk by default, a real PostgreSQL when DATABASE_URL is set.
 // Both are driven by drizzle's PgDatabase API, so every query in the server is written once and
 // runs on either; migrations from drizzle-kit are applied on open.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -13,6 +14,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 import { ensurePrivateDir, makeTreePrivate } from '../private-files';
 import { lockFolder } from './folder-lock';
+import { copyTemplate } from './pglite-template';
 
 /** Both drivers return raw query results with a `rows` array; this tells TypeScript so. */
 export interface RowsResultHKT extends PgQueryResultHKT {
@@ -62,6 +64,21 @@ async function migrateLocked(pool: pg.Pool): Promise<void> {
   }
 }
 
+/**
+ * Whether the PGlite store lacks a migration of the journal. drizzle applies the migrations newer
+ * than the newest it applied, after making its schema and table if missing: on a store that has
+ * them all, one query answers, and the start skips the rest.
+ */
+async function migrationsPending(client: PGlite): Promise<boolean> {
+  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+  const newest = Math.max(...journal.entries.map((entry) => entry.when));
+  const applied = await client
+    .query<{ created_at: string }>('SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1')
+    .catch(() => undefined); // a new store: no such table yet
+  const last = applied?.rows[0]?.created_at;
+  return last === undefined || !(Number(last) >= newest);
+}
+
 export interface StoreOptions {
   /** postgres:// URL of a real server; without it the store is PGlite. */
   databaseUrl?: string;
@@ -98,13 +115,15 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   let client: PGlite;
   try {
+    // an empty folder gets a copy of the migrated template cluster rather than initdb (pglite-template.ts)
+    if (dataDir) await copyTemplate(dataDir);
     client = await PGlite.create(dataDir);
   } catch (error) {
     lock?.release();
     throw error;
   }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
-  await migratePglite(db as never, { migrationsFolder });
+  if (await migrationsPending(client)) await migratePglite(db as never, { migrationsFolder });
   // PGlite unpacks its initial cluster 0666 and writes some files 0644 whatever the umask: the
   // store's folder is 0700 already, and its files are made 0600 once started and again on close.
   const privatize = () => {

@@ -10,6 +10,7 @@
 // in-process, multi-statement DDL through exec()), which only this process holds (db/folder-lock.ts).
 import { randomUUID } from 'node:crypto';
 import { PgBoss, fromPglite, type JobWithMetadata } from 'pg-boss';
+import type { PGlite } from '@electric-sql/pglite';
 import type { Config } from '../config';
 import type { Store } from '../db/store';
 
@@ -55,13 +56,28 @@ const failedQueue = (name: string) => `${name}.failed`;
 /** Long enough for the largest Analyze; a dead worker is found by its heartbeat long before. */
 const EXPIRE_SECONDS = 4 * 60 * 60;
 
+/** pg-boss's tables and functions live in this schema of the store's database. */
+const SCHEMA = 'pgboss';
+
+/**
+ * Creates the queue's schema on a PGlite no queue has run on, as the first openQueue's start would,
+ * and nothing else (no worker, no timer): the store's template cluster has it made already
+ * (db/pglite-template.ts), so a new DATA_DIR's first start does not spend a second on it.
+ */
+export async function installQueueSchema(pglite: PGlite): Promise<void> {
+  const boss = new PgBoss({ db: fromPglite(pglite), backend: 'pglite', schema: SCHEMA, useListenNotify: false, schedule: false, supervise: false, registerInstance: false });
+  boss.on('error', () => undefined);
+  await boss.start();
+  await boss.stop({ graceful: false, close: false });
+}
+
 export async function openQueue(store: Store, settings: Config['jobs']): Promise<RunningQueue> {
   const connection = store.connection;
   // The monitor pass is what finds a stopped heartbeat: twice per heartbeat interval.
   const passSeconds = Math.max(1, Math.floor(settings.heartbeatSeconds / 2));
   const boss = new PgBoss({
     ...('pglite' in connection ? { db: fromPglite(connection.pglite), backend: 'pglite' as const } : { connectionString: connection.databaseUrl, max: 4, application_name: 'querytrail-jobs' }),
-    schema: 'pgboss',
+    schema: SCHEMA,
     useListenNotify: true,
     schedule: false,
     registerInstance: false,
@@ -73,6 +89,10 @@ export async function openQueue(store: Store, settings: Config['jobs']): Promise
   boss.on('error', (error: Error) => console.error(`[jobs] ${error.message}`));
   await boss.start();
 
+  // Queues are made once, by the first process that needs them, and kept: creating one that exists
+  // changes nothing (pg-boss inserts ON CONFLICT DO NOTHING) but takes pg-boss's lock and a round of
+  // queries twice per kind of job at every start, so the ones there already are read in one query.
+  const existing = new Set((await boss.getQueues().catch(() => [])).map((queue) => queue.name));
   const created = new Map<string, Promise<void>>();
   const queueOptions = {
     policy: 'exclusive',
@@ -86,6 +106,7 @@ export async function openQueue(store: Store, settings: Config['jobs']): Promise
   // createQueue is idempotent and taken under pg-boss's advisory lock, so every process may call it.
   const ensure = (name: string): Promise<void> => {
     let made = created.get(name);
+    if (!made && existing.has(name) && existing.has(failedQueue(name))) made = Promise.resolve();
     if (!made) {
       made = boss
         .createQueue(failedQueue(name), { ...queueOptions, retryLimit: settings.retryLimit })
