@@ -16,6 +16,8 @@ import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type Tes
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const PER_ROUTE = Number(process.env.FUZZ_PER_ROUTE ?? 60);
 const PER_PROCEDURE = Number(process.env.FUZZ_PER_PROCEDURE ?? 20);
+/** Thousands of requests: seconds on a quiet machine, minutes on one busy with other work. */
+const FUZZ_TIMEOUT_MS = 300_000;
 
 afterAll(() => stopTestPostgres());
 
@@ -447,7 +449,7 @@ describe.each(BACKENDS)('malformed input on every route (%s)', (backend) => {
     const problems = report(`REST on ${backend}, seed ${SEED}`, tallies);
     expect(await snapshot(server), 'the store changed').toEqual(before);
     expect(problems).toEqual([]);
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it(`tRPC: ${PER_PROCEDURE} malformed calls per procedure, no 5xx, an apiCode and no stack, nothing changed`, async () => {
     const before = await snapshot(server);
@@ -483,7 +485,7 @@ describe.each(BACKENDS)('malformed input on every route (%s)', (backend) => {
     const problems = report(`tRPC on ${backend}, seed ${SEED + 1}`, tallies);
     expect(await snapshot(server), 'the store changed').toEqual(before);
     expect(problems).toEqual([]);
-  });
+  }, FUZZ_TIMEOUT_MS);
 });
 
 /** Raw path segments (sent as they are): each is an id, hash or repo no route may accept. */
