@@ -11,25 +11,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { requestJson } from '../support/api';
 import { startPostgres, type PostgresServer } from '../support/postgres';
+import { createEventsProduction, EVENTS_QUERIES } from '../support/events-production';
 import { listening, startServerProcess, type ServerProcess } from './server-process';
 
 let postgres: PostgresServer;
 let productionUrl: string;
 beforeAll(async () => {
   postgres = await startPostgres({ statStatements: false });
-  productionUrl = await postgres.createDatabase('production');
-  await postgres.query(
-    `CREATE TABLE events (id bigint PRIMARY KEY, account_id int NOT NULL, kind text NOT NULL, created_at timestamptz NOT NULL);
-     INSERT INTO events SELECT g, g % 4000, 'kind_' || (g % 200), now() - (g || ' seconds')::interval FROM generate_series(1, 50000) g;
-     CREATE INDEX events_account_idx ON events (account_id);
-     ANALYZE events;`,
-    [],
-    'production',
-  );
+  productionUrl = await createEventsProduction(postgres);
 }, 120_000);
 afterAll(() => postgres?.stop());
 
-const QUERIES = ['SELECT * FROM events WHERE id = $1', 'SELECT id FROM events WHERE account_id = $1', 'SELECT id FROM events WHERE kind = $1'];
+const QUERIES = EVENTS_QUERIES;
 
 function dataDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'qt-jobs-'));
