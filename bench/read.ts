@@ -12,8 +12,9 @@
 // whole catalog, a count(*), and a lookup of each row's latest analysis).
 //
 // With authentication: each scenario is measured a second time on a second app over the same store in
-// team mode, its clients sending a personal access token of a viewer of the environment (resolved on
-// every request: token, person and memberships in one statement, plus the access check). Columns
+// team mode, its clients sending a personal access token of a viewer of the environment (token,
+// person and memberships in one statement, plus the access check; on PostgreSQL on every request, on
+// PGlite once and then kept in memory until a credential changes: server/auth/principal-cache.ts). Columns
 // "auth req/s" and "auth / open" compare it with the app in single-user mode in the same run.
 //
 // Options (environment): BENCH_CATALOG, BENCH_CLIENTS, BENCH_REQUESTS, BENCH_BEFORE_REQUESTS (200),

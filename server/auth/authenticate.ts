@@ -1,9 +1,10 @@
 // Who is asking, resolved once per request before any route: a session cookie, a bearer token (the
 // API_TOKEN, a personal or CI token, or a CI job's ID token), or nobody. In single-user mode
 // (isTeamMode false) everyone is the local admin, as querytrail always was on one machine.
-// Each lookup is one statement that brings the person and their memberships along, and is made on
-// every request (no cache), so a revoked token or an ended session stops working at once on every
-// server of a shared store.
+// Each lookup is one statement that brings the person and their memberships along. On PostgreSQL it
+// is made on every request, so a revoked token or an ended session stops working at once on every
+// server of the shared store; on PGlite, which one process holds, answers are kept until any
+// credential changes (principal-cache.ts), with the same effect.
 import type { Request, RequestHandler, Response } from 'express';
 import { eq, and, isNull, lt, or, sql } from 'drizzle-orm';
 import { isTeamMode, type Config } from '../config';
@@ -14,6 +15,7 @@ import { CredentialsRefused, CredentialsUnverifiable, type Principal } from './p
 import { hashSecret, parseToken, sameSecret, secretMatches } from './secret-values';
 import { sessionIdOf, touchSession } from './sessions';
 import { looksLikeJwt, verifyCiIdToken } from './ci-oidc';
+import { openPrincipalCache, type PrincipalCache } from './principal-cache';
 
 const IDLE_CHECK = `s.last_seen_at > now() - make_interval(secs => $2) AND s.expires_at > now()`;
 
@@ -21,6 +23,7 @@ const SESSION_LOOKUP = {
   name: 'qt_session_principal',
   text: `SELECT u.id AS user_id, u.email, u.name, u.role, s.csrf_token,
            s.last_seen_at < now() - interval '1 minute' AS stale,
+           (extract(epoch FROM least(s.expires_at, s.last_seen_at + make_interval(secs => $2))) * 1000)::float8 AS valid_until_ms,
            coalesce((SELECT json_object_agg(m.environment_id, m.role) FROM memberships m WHERE m.email = u.email), '{}') AS memberships
          FROM sessions s JOIN users u ON u.id = s.user_id
          WHERE s.id_hash = $1 AND ${IDLE_CHECK}`,
@@ -30,6 +33,7 @@ const TOKEN_LOOKUP = {
   name: 'qt_token_principal',
   text: `SELECT t.kind, t.name AS token_name, t.scopes, t.secret_hash, t.environment_id,
            t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute' AS stale,
+           (extract(epoch FROM t.expires_at) * 1000)::float8 AS valid_until_ms,
            u.id AS user_id, u.email, u.name, u.role,
            CASE WHEN u.email IS NULL THEN '{}'::json ELSE
              coalesce((SELECT json_object_agg(m.environment_id, m.role) FROM memberships m WHERE m.email = u.email), '{}') END AS memberships
@@ -44,16 +48,19 @@ interface PersonRow {
   role: InstanceRole;
   memberships: Record<string, EnvRole> | string;
   stale: boolean;
+  /** When the credential stops being good by itself (expiry, idle time), in epoch ms; null: never. */
+  valid_until_ms: number | null;
 }
+
+type Resolved = { principal: Principal; validUntilMs: number | null };
 
 const membershipsOf = (value: PersonRow['memberships']) => (typeof value === 'string' ? (JSON.parse(value) as Record<string, EnvRole>) : value);
 
-async function sessionPrincipal(store: Store, config: Config, id: string): Promise<Principal | undefined> {
-  const idHash = hashSecret(id);
+async function sessionPrincipal(store: Store, config: Config, idHash: string): Promise<Resolved | undefined> {
   const [row] = await store.read<PersonRow & { csrf_token: string }>({ ...SESSION_LOOKUP, values: [idHash, config.auth.sessionIdleSeconds] });
   if (!row) return undefined;
   if (row.stale) void touchSession(store.db, idHash).catch(() => undefined);
-  return {
+  const principal: Principal = {
     kind: 'person',
     userId: row.user_id,
     email: row.email,
@@ -62,9 +69,10 @@ async function sessionPrincipal(store: Store, config: Config, id: string): Promi
     memberships: membershipsOf(row.memberships),
     via: { session: { idHash, csrfToken: row.csrf_token } },
   };
+  return { principal, validUntilMs: row.valid_until_ms };
 }
 
-async function tokenPrincipal(store: Store, value: string): Promise<Principal> {
+async function tokenPrincipal(store: Store, value: string): Promise<Resolved> {
   const parsed = parseToken(value);
   if (!parsed) throw new CredentialsRefused('Unknown bearer token');
   const [row] = await store.read<
@@ -73,12 +81,13 @@ async function tokenPrincipal(store: Store, value: string): Promise<Principal> {
   // the same answer for an unknown, revoked, expired or wrong token: nothing to learn from it
   if (!row || row.kind !== parsed.kind || !secretMatches(parsed.secret, row.secret_hash)) throw new CredentialsRefused('Unknown, revoked or expired token');
   if (row.stale) void markTokenUsed(store, parsed.id).catch(() => undefined);
+  const validUntilMs = row.valid_until_ms ?? null;
   if (row.kind === 'ci') {
-    return { kind: 'ci-token', tokenId: parsed.id, name: row.token_name, environmentId: row.environment_id! };
+    return { principal: { kind: 'ci-token', tokenId: parsed.id, name: row.token_name, environmentId: row.environment_id! }, validUntilMs };
   }
   if (!row.user_id) throw new CredentialsRefused('Unknown, revoked or expired token');
   const scopes = typeof row.scopes === 'string' ? (JSON.parse(row.scopes) as TokenScope[]) : row.scopes;
-  return {
+  const principal: Principal = {
     kind: 'person',
     userId: row.user_id,
     email: row.email!,
@@ -87,6 +96,7 @@ async function tokenPrincipal(store: Store, value: string): Promise<Principal> {
     memberships: membershipsOf(row.memberships!),
     via: { token: { id: parsed.id, name: row.token_name, scopes } },
   };
+  return { principal, validUntilMs };
 }
 
 /** "Last used" is kept to the minute: a token used all day costs one write a minute, not one per request. */
@@ -103,18 +113,29 @@ export function bearerOf(req: Request): string | undefined {
   return match?.[1];
 }
 
-/** Resolves the request's principal; undefined when it carries no credentials. Throws CredentialsRefused for bad ones. */
-export async function principalOf(req: Request, store: Store, config: Config): Promise<Principal | undefined> {
+/** Through the cache when there is one (PGlite); the key is a hash of the whole credential, secret included. */
+async function resolved(cache: PrincipalCache | undefined, key: string, read: () => Promise<Resolved | undefined>) {
+  if (!cache) return (await read())?.principal;
+  return cache.get(key) ?? cache.remember(key, read);
+}
+
+/**
+ * Resolves the request's principal; undefined when it carries no credentials. Throws
+ * CredentialsRefused for bad ones (refusals are never kept: each is looked up again).
+ */
+export async function principalOf(req: Request, store: Store, config: Config, cache?: PrincipalCache): Promise<Principal | undefined> {
   if (!isTeamMode(config)) return { kind: 'local' };
   const bearer = bearerOf(req);
   if (bearer !== undefined) {
     if (config.apiToken && sameSecret(bearer, config.apiToken)) return { kind: 'break-glass' };
     if (looksLikeJwt(bearer)) return verifyCiIdToken(config.auth, bearer);
-    return tokenPrincipal(store, bearer);
+    return resolved(cache, `token:${hashSecret(bearer)}`, () => tokenPrincipal(store, bearer));
   }
   if (req.get('authorization')) throw new CredentialsRefused('Authorization must be "Bearer <token>"');
   const sessionId = sessionIdOf(req, config.auth);
-  return sessionId ? sessionPrincipal(store, config, sessionId) : undefined;
+  if (!sessionId) return undefined;
+  const idHash = hashSecret(sessionId);
+  return resolved(cache, `session:${idHash}`, () => sessionPrincipal(store, config, idHash));
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -155,9 +176,13 @@ export function authenticate(
   readsCredentials: (req: Request) => boolean,
   refuse: (res: Response, status: 401 | 403 | 503, code: 'unauthorized' | 'origin_not_allowed' | 'upstream_unavailable', message: string) => void,
 ): RequestHandler {
+  // opened on the first request that reads credentials: single-user servers never need it
+  let cache: Promise<PrincipalCache | undefined> | undefined;
   return (req, res, next) => {
     if (!readsCredentials(req)) return next();
-    principalOf(req, store, config).then(
+    // without it (LISTEN refused) every request is looked up, which is never wrong
+    cache ??= isTeamMode(config) ? openPrincipalCache(store).catch(() => undefined) : Promise.resolve(undefined);
+    cache.then((opened) => principalOf(req, store, config, opened)).then(
       (principal) => {
         if (principal) {
           const crossSite = crossSiteRefusal(req, principal, config);
