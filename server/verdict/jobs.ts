@@ -24,13 +24,6 @@ import { currentSnapshot } from './snapshots';
 
 const VERDICT_JOB = 'verdict';
 
-/**
- * VERDICT_SNAPSHOT=full: read and rebuild production's whole schema for each verdict, as before
- * verdicts read only what their queries need (advisor/scope.ts); kept for comparison
- * (npm run bench:verdict) and as a way back. Read when a verdict runs.
- */
-const wholeSnapshot = () => process.env.VERDICT_SNAPSHOT === 'full';
-
 /** Verdict jobs sent by this process, by run id, so tests (and the bench) can wait for them. */
 const sent = new Map<string, { queue: RunningQueue; jobId: string }>();
 
@@ -165,7 +158,9 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
     // Only what these queries need of production is read (or added to the stored snapshot) and
     // planned on; the run's schema differences are applied to that part (run-schema.ts).
     await loadParser();
-    const whole = wholeSnapshot();
+    // VERDICT_SNAPSHOT=full (config.ts): production's whole schema, as before verdicts were scoped;
+    // kept for comparison (npm run bench:verdict) and as a way back
+    const whole = services.config.verdictSnapshot === 'full';
     const refs = whole ? undefined : withRunTypes(queryRefs([...queries, ...shared].map((q) => q.query)), runSchema, baselineSchema);
     const snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000, ...(refs && { scope: refs }) });
     const production = refs ? subsetSnapshot(snapshot.snapshot, refs) : snapshot.snapshot;
