@@ -2,7 +2,7 @@
 // still render. A sync from the analyzer comes summarized (its objects are fetched as the schema
 // browser shows them); a whole RemoteSyncResponse (the demo's) is browsed from memory.
 import { useMemo, type ReactNode } from 'react';
-import type { DatabaseSchema, RemoteSyncResponse } from '../../../shared/analyzer-schema';
+import type { DatabaseSchema } from '../../../shared/analyzer-schema';
 import type { AnalyzerBrowse, SyncView } from '../../lib/analyzer';
 import { formatNumber } from '../../lib/time';
 import { Card } from '../Card';
@@ -32,9 +32,8 @@ function MemorySchema({ schema }: { schema: DatabaseSchema }) {
   return <SchemaBrowser source={source} />;
 }
 
-export function SyncResult({ result }: { result: RemoteSyncResponse | SyncView }) {
-  const { meta, schema, queries, disabledIndexes } = result;
-  const browse = 'browse' in result ? result.browse : undefined;
+export function SyncResult({ result }: { result: SyncView }) {
+  const { meta, schema, queries, disabledIndexes, browse } = result;
   const tableCount = browse
     ? browse.summary.type === 'ok'
       ? browse.summary.value.totals.tables
