@@ -11,9 +11,11 @@ import { createCandidates as buildCandidates, liveRunIndex, sizeCandidates, type
 import { planObjectsReader } from './plan-objects.js';
 import { costWith, rankIndexes, recommendFor, unplanned, type QueryInput } from './recommend.js';
 import { claimKept, type KeptShadow } from './kept-shadows.js';
+import { ddlKey, queryRefs, subsetSnapshot } from './scope.js';
 import {
   createShadowDatabase,
   extendFiles,
+  extendShadowDatabase,
   extendRelations,
   reopenShadowDatabase,
   restoreRelationSizes,
@@ -38,7 +40,9 @@ export type { CandidateOptions, IndexCandidate } from './candidates.js';
 export type { QueryInput } from './recommend.js';
 export { rankIndexes } from './recommend.js';
 export { applyRunSchema, type AppliedRunSchema } from './run-schema.js';
-export type { SourceSnapshot, ReadSourceOptions } from './source.js';
+export type { SourceSnapshot, ReadSourceOptions, SnapshotScope } from './source.js';
+export type { ScopeRequest } from './source-scope.js';
+export { queryRefs, subsetSnapshot, missingFrom, mergeSnapshots, refsOfScope, unchangedFor, type QueryRefs, type MissingScope } from './scope.js';
 export { planShape, indexesUsed, type PlanNode } from '../shared/plan.js';
 export { startShadowServer, type ShadowServer } from './shadow-server.js';
 export { sweepShadows, useShadowRegistry } from './cluster-registry.js';
@@ -86,6 +90,12 @@ export interface AnalyzeOptions {
   reuseKey?: string;
   /** Indexes to try dropping, after the queries are planned, in the same shadow (hidden-indexes.ts). */
   dropTrials?: DropTrial[];
+  /**
+   * Rebuild the whole snapshot in the shadow. By default the shadow carries only what the
+   * queries (and drop trials) need (scope.ts), which plans them the same; a snapshot without a
+   * dependency graph (read by an older version) is always rebuilt whole.
+   */
+  fullShadow?: boolean;
 }
 
 export interface AnalyzeInput {
@@ -126,8 +136,13 @@ async function readAndAnalyze(input: AnalyzeInput): Promise<AnalysisResult> {
   const opts = input.options ?? {};
   const progress = opts.onProgress ?? (() => undefined);
   progress({ phase: 'snapshot', done: 0, total: 1 });
+  // Only what the queries need (source-scope.ts), unless the whole schema is to be rebuilt.
+  await loadParser();
+  const texts = [...input.queries, ...(opts.dropTrials ?? []).flatMap((t) => t.queries)].map((q) => q.query).filter((sql) => !refusalReason(sql));
+  const trialTables = (opts.dropTrials ?? []).map((t) => ({ schema: t.schema, name: t.name }));
+  const scope = opts.fullShadow ? undefined : { names: queryRefs(texts), ...(trialTables.length && { indexes: trialTables }) };
   // Through the gateway: read-only transactions, pinned search_path, timeouts, the marker.
-  const snapshot = await readSourceSnapshot(input.source, { statementTimeoutMs: opts.statementTimeoutMs });
+  const snapshot = await readSourceSnapshot(input.source, { statementTimeoutMs: opts.statementTimeoutMs, ...(scope && { scope }) });
   progress({ phase: 'snapshot', done: 1, total: 1 });
   return planSnapshot(snapshot, input.queries, opts);
 }
@@ -140,12 +155,35 @@ interface PreparedQuery {
   refused: boolean;
 }
 
-async function planSnapshot(snapshot: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions): Promise<AnalysisResult> {
+/**
+ * The part of the snapshot the queries and drop trials need (scope.ts), or all of it. A text that
+ * is refused is never planned, so it needs nothing.
+ */
+function shadowScope(snapshot: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions): SourceSnapshot {
+  if (opts.fullShadow || !snapshot.graph) return snapshot;
+  const texts = [...queries, ...(opts.dropTrials ?? []).flatMap((t) => t.queries)].map((q) => q.query).filter((sql) => !refusalReason(sql));
+  const keyOf = new Map(Object.entries(snapshot.graph.relations).map(([key, r]) => [`${r.schema}\u0000${r.name}`, key]));
+  const trialTables = (opts.dropTrials ?? []).flatMap((t) => {
+    const index = snapshot.indexes.find((i) => i.schema === t.schema && i.name === t.name);
+    const key = index && keyOf.get(`${index.schema}\u0000${index.table}`);
+    return key ? [key] : [];
+  });
+  return subsetSnapshot(snapshot, queryRefs(texts), { used: trialTables });
+}
+
+async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions): Promise<AnalysisResult> {
   const progress = opts.onProgress ?? (() => undefined);
   await loadParser();
+  // Only what these queries need goes into the shadow; everything below reads that part.
+  const snapshot = shadowScope(whole, queries, opts);
   progress({ phase: 'shadow', done: 0, total: 1 });
   const server = opts.shadow ?? (await startShadowServer());
-  const claim = opts.shadow && opts.reuseKey !== undefined ? await claimKept(opts.shadow, opts.reuseKey) : undefined;
+  let claim = opts.shadow && opts.reuseKey !== undefined ? await claimKept(opts.shadow, opts.reuseKey) : undefined;
+  if (claim?.kept && !canGrow(claim.kept, snapshot)) {
+    // It lacks what only a new database can have (a schema or extension): built anew under the same key.
+    await dropShadowAccess(server, claim.kept.built.name).catch(() => undefined);
+    claim = { kept: undefined, release: claim.release };
+  }
   const dbName = claim?.kept?.built.name ?? `shadow_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   let db: ShadowDatabase | undefined;
   let kept: KeptShadow | undefined;
@@ -237,7 +275,18 @@ async function buildShadow(
     const storage = await storageInfo(server, db.session);
     await extendFiles(server, storage, candidateFiles);
     const live = liveOf(built);
-    const kept = { storage, built: { name: db.name, ddlErrors: db.ddlErrors, notCopied: db.notCopied }, warnings, tables, candidates: built, runIndexes, nextCandidate: built.size + 1, relations };
+    const kept = {
+      storage,
+      built: { name: db.name, ddlErrors: db.ddlErrors, notCopied: db.notCopied },
+      warnings,
+      tables,
+      candidates: built,
+      runIndexes,
+      nextCandidate: built.size + 1,
+      relations,
+      ddl: new Set(snapshot.ddl.map(ddlKey)),
+      restored: new Set(snapshot.relations.map(relationId)),
+    };
     return { db, live, runIndexes, warnings, kept };
   } catch (e) {
     await db.close().catch(() => undefined);
@@ -245,9 +294,18 @@ async function buildShadow(
   }
 }
 
+const relationId = (r: { schema: string; name: string }) => `${r.schema}\u0000${r.name}`;
+
+/** A kept database can take the rest of this snapshot unless that needs a schema or extension it was not built with. */
+function canGrow(kept: KeptShadow, snapshot: SourceSnapshot): boolean {
+  return snapshot.ddl.every((d) => kept.ddl.has(ddlKey(d)) || (d.kind !== 'schema' && d.kind !== 'extension'));
+}
+
 /**
- * A kept database: a new session, and the candidates it does not have yet built on tables
- * shrunk back to their built length, then everything grown again (kept-shadows.ts).
+ * A kept database: a new session; the relations these queries need that it does not have yet
+ * added (their DDL, endpoint rows, statistics, sizes: a shadow grows with the queries planned in
+ * it, scope.ts) and the candidates it does not have yet built, both on tables shrunk back to their
+ * built length, then everything grown again (kept-shadows.ts).
  */
 async function reuseShadow(
   server: ShadowServer,
@@ -258,20 +316,53 @@ async function reuseShadow(
   progress: (p: AnalysisProgress) => void,
 ): Promise<PreparedShadow> {
   const missing = newCandidates(prepared, kept.candidates);
+  // What the database lacks of this part. A table arrives with its partitions, children and
+  // indexes when a query reads it, so a partition is never attached later to a table the database
+  // holds candidates on (CREATE INDEX builds those on a table queries read, whose partitions are
+  // all there): an attachment would give it parts of them, valid.
+  const newDdl = snapshot.ddl.filter((d) => !kept.ddl.has(ddlKey(d)));
+  const newRelations = snapshot.relations.filter((r) => !kept.restored.has(relationId(r)));
+  const grow = newDdl.length > 0 || newRelations.length > 0;
   // No session is open on the database now: the last analysis closed its own.
-  if (missing.size > 0) await shrinkFiles(server, kept.storage, kept.tables);
+  if (missing.size > 0 || grow) await shrinkFiles(server, kept.storage, kept.tables);
   const db = await reopenShadowDatabase(server, snapshot, kept.built, opts.statementTimeoutMs);
   try {
+    let added: SourceSnapshot | undefined;
+    if (grow) {
+      const extended = await extendShadowDatabase(db, snapshot, newDdl);
+      if (!extended) throw new Error('the kept shadow database cannot take the schema or extension these queries need');
+      for (const d of newDdl) kept.ddl.add(ddlKey(d));
+      kept.warnings.push(...extended.notCopied, ...extended.ddlErrors.map((e) => `DDL not rebuilt: ${e.error}: ${e.sql.slice(0, 200)}`));
+      // What this part of the snapshot brings: endpoint rows (before candidates, as in a build) and statistics.
+      const tables = new Set(newRelations.map(relationId));
+      added = {
+        ...snapshot,
+        relations: newRelations,
+        stats: snapshot.stats.filter((s) => tables.has(relationId({ schema: s.schema, name: s.table }))),
+        endpoints: (snapshot.endpoints ?? []).filter((e) => tables.has(relationId({ schema: e.schema, name: e.table }))),
+      };
+      await storeEndpointRows(db, added);
+    }
     progress({ phase: 'shadow', done: 1, total: 1 });
-    if (missing.size > 0) {
-      const built = await createCandidates(db, missing, kept.nextCandidate, snapshot, progress);
+    if (missing.size > 0 || grow) {
+      const built = missing.size > 0 ? await createCandidates(db, missing, kept.nextCandidate, snapshot, progress) : new Map<string, LiveCandidate | null>();
       kept.nextCandidate += missing.size;
+      if (added) {
+        kept.tables.push(...(await tableFiles(db, added.relations)));
+        await restoreStatistics(db, added).then((r) => kept.warnings.push(...r.warnings));
+        for (const r of added.relations) kept.restored.add(relationId(r));
+      }
       // CREATE INDEX wrote its table's size to pg_class (index_update_stats).
       await restoreRelationSizes(db, snapshot);
       await extendFiles(server, kept.storage, kept.relations);
+      if (added) kept.relations.push(...(await extendRelations(server, db, added.relations)));
       const candidateFiles: ExtendJob[] = [];
       candidateFiles.push(...(await sizeCandidates(db.session, [...liveOf(built).values()], snapshot)));
       for (const [key, c] of built) kept.candidates.set(key, c);
+      // The run schema's indexes built now, with the relations added.
+      const builtNow = new Set(newDdl.filter((d) => d.kind === 'index').map((d) => d.name));
+      const runIndexes = await sizeRunIndexes(db, snapshot, candidateFiles, kept.warnings, (_schema, name) => builtNow.has(name));
+      kept.runIndexes.push(...runIndexes);
       await extendFiles(server, kept.storage, candidateFiles);
     }
     return { db, live: liveOf(kept.candidates), runIndexes: kept.runIndexes, warnings: kept.warnings, kept };
@@ -285,9 +376,16 @@ async function reuseShadow(
  * Sizes the indexes a CI run's schema adds (snapshot.runIndexes) as candidates are sized; adds
  * their files to `files`. Those the shadow could not build are reported in `warnings`.
  */
-async function sizeRunIndexes(db: ShadowDatabase, snapshot: SourceSnapshot, files: ExtendJob[], warnings: string[]): Promise<LiveCandidate[]> {
+async function sizeRunIndexes(
+  db: ShadowDatabase,
+  snapshot: SourceSnapshot,
+  files: ExtendJob[],
+  warnings: string[],
+  wanted: (schema: string, name: string) => boolean = () => true,
+): Promise<LiveCandidate[]> {
   const sized: LiveCandidate[] = [];
   for (const { schema, name } of snapshot.runIndexes ?? []) {
+    if (!wanted(schema, name)) continue;
     const index = snapshot.indexes.find((i) => i.schema === schema && i.name === name);
     if (!index) continue;
     const live = await liveRunIndex(db.session, index);

@@ -31,6 +31,13 @@ export interface KeptShadow {
   storage: StorageInfo;
   /** Files of tables and indexes at production length (extendRelations), for growing them again. */
   relations: ExtendJob[];
+  /**
+   * The snapshot's DDL entries run in it (scope.ts ddlKey), and the relations (schema, NUL, name)
+   * whose statistics it holds: a later analysis on the same key whose queries need more of the
+   * snapshot adds only what is missing (a shadow carries what its queries need, scope.ts).
+   */
+  ddl: Set<string>;
+  restored: Set<string>;
 }
 
 interface ServerState {

@@ -13,8 +13,9 @@ import { createHash } from 'node:crypto';
 import { parseSync } from 'libpg-query';
 import { groupBy } from '../shared/collections.js';
 import type { RunSchema } from '../shared/run-schema.js';
+import { nameKey, searchPathSchemas } from './scope.js';
 import { planShadowDdl } from './shadow-schema.js';
-import type { SourceColumn, SourceIndex, SourceSnapshot } from './source.js';
+import type { GraphRelation, SnapshotGraph, SourceColumn, SourceIndex, SourceSnapshot } from './source.js';
 import { escapeIdentifier } from './sql-text.js';
 
 export interface AppliedRunSchema {
@@ -52,6 +53,36 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
     columns: [...snapshot.columns],
     runIndexes: [...(snapshot.runIndexes ?? [])],
   };
+  // A snapshot cut to some queries (scope.ts) holds only their relations: a run's table it lacks
+  // is new only when production has none of that name where the queries look for it (scope).
+  // Differences on relations the queries do not need are neither applied nor noted: the plans
+  // of these queries cannot depend on them.
+  const scope = snapshot.scope;
+  const path = searchPathSchemas(snapshot.searchPath);
+  const absent = (schema: string, name: string) =>
+    !scope || scope.relations[nameKey({ schema, name })] === null || (scope.relations[nameKey({ name })] === null && path.includes(schema));
+  const graph: SnapshotGraph | undefined = snapshot.graph && { ...snapshot.graph, relations: { ...snapshot.graph.relations } };
+  if (graph) out.graph = graph;
+  const graphKey = new Map(Object.entries(graph?.relations ?? {}).map(([k, r]) => [key(r.schema, r.name), k]));
+  /** The user types (enums, domains, composites) a run's column type names, as the graph names them. */
+  const typesOf = (type: string): string[] => {
+    const base = type.replace(/(\[\d*\])+$/, '').replace(/\(.*\)$/, '').trim();
+    const parts = splitQualified(base);
+    if (!parts) return [];
+    // format_type names a type's schema when the type is not visible on the CI database's search_path.
+    for (const schema of base.includes('.') ? [parts[0]] : path) {
+      const hit = Object.entries(graph?.types ?? {}).find(([, t]) => t.schema === schema && t.name === parts[1]);
+      if (hit) return [hit[0]];
+    }
+    return [];
+  };
+  /** A relation's graph entry, copied before it changes: the input snapshot stays as it was. */
+  const graphEntry = (tableKey: string): GraphRelation | undefined => {
+    const k = graphKey.get(tableKey);
+    if (!graph || k === undefined || !graph.relations[k]) return undefined;
+    graph.relations[k] = { ...graph.relations[k]! };
+    return graph.relations[k];
+  };
   const changes: string[] = [];
   const runNotes: string[] = [];
   const tableNotes: Record<string, string[]> = {};
@@ -75,6 +106,7 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
   const created = new Set<string>();
   for (const [name, t] of runTables) {
     if (prodTables.has(name) || prodViews.has(name)) continue;
+    if (!absent(t.schema, t.name)) continue;
     if (t.kind === 'v') {
       runNotes.push(`view ${name} is new in this run: not created (the run's schema carries no view definitions)`);
       continue;
@@ -95,6 +127,11 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
       continue;
     }
     out.ddl.push({ kind: 'table', name: qualified(t.schema, t.name), sql });
+    if (graph) {
+      const types = [...new Set(columns.flatMap(([, , , type]) => typesOf(type)))];
+      graph.relations[qualified(t.schema, t.name)] = { schema: t.schema, name: t.name, kind: 'r', ...(types.length && { types }) };
+      graphKey.set(name, qualified(t.schema, t.name));
+    }
     // reltuples -1: never analyzed; the planner then assumes 10 pages of rows as wide as the columns.
     out.relations.push({ schema: t.schema, name: t.name, kind: 'r', relpages: 0, reltuples: -1, relallvisible: 0, blocks: 0 });
     for (const [, , c, type, notNull] of columns) out.columns.push(sourceColumn(t.schema, t.name, c, type, notNull));
@@ -124,7 +161,9 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
         runNotes.push(`column ${name}.${c} is new in this run: not added (type the shadow does not accept: ${type.slice(0, 100)})`);
         continue;
       }
-      out.ddl.push({ kind: 'column', name: `${qualified(schema, table)}.${escapeIdentifier(c)}`, sql });
+      const entry = graphEntry(name);
+      out.ddl.push({ kind: 'column', name: `${qualified(schema, table)}.${escapeIdentifier(c)}`, sql, ...(graphKey.has(name) && { of: graphKey.get(name) }) });
+      if (entry) for (const k of typesOf(type)) if (!(entry.types ?? []).includes(k)) entry.types = [...(entry.types ?? []), k];
       out.columns.push(sourceColumn(schema, table, c, type, notNull));
       changes.push(`add column ${sql}`);
       note(name, `${name}.${c} is new in this run: no production statistics`);
@@ -159,6 +198,8 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
       continue;
     }
     if (!prodTables.has(tableKey) && !created.has(tableKey)) {
+      // On a relation production has beyond the queries' part of the snapshot: nothing to say about it.
+      if (!absent(schema, table)) continue;
       runNotes.push(`index ${indexKey} is new in this run: not created (its table ${tableKey} is neither in production nor created here)`);
       continue;
     }
@@ -168,7 +209,7 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
       runNotes.push(`index ${indexKey} is new in this run: not created (its definition is not one CREATE INDEX on ${tableKey}: ${definition.slice(0, 200)})`);
       continue;
     }
-    out.ddl.push({ kind: 'index', name, sql });
+    out.ddl.push({ kind: 'index', name, sql, ...(graphKey.has(tableKey) && { of: graphKey.get(tableKey) }) });
     out.indexes.push(parsed);
     // An index on production's rows is sized like a candidate; on a new table it stays as built.
     if (prodTables.has(tableKey)) out.runIndexes!.push({ schema, name });

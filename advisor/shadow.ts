@@ -25,7 +25,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import type { ShadowServer } from './shadow-server.js';
-import type { SourceSnapshot, SourceRelation } from './source.js';
+import type { SourceDdl, SourceIndex, SourceSnapshot, SourceRelation } from './source.js';
 import { groupBy } from '../shared/collections.js';
 import { resizeAsOwner } from './file-resizer.js';
 import type { PlanNode } from '../shared/plan.js';
@@ -64,36 +64,9 @@ export async function createShadowDatabase(
   try {
     await session.query(`SET check_function_bodies = off`);
     await session.query(`SET client_min_messages = warning`);
-    // Statements depend on each other in ways catalogs do not order for us (views on functions on
-    // types): run them in rounds until a round makes no progress.
-    let pending = ddl.statements.map((d) => d.sql);
-    let errors: { sql: string; error: string }[] = [];
-    for (let round = 0; round < 6 && pending.length; round++) {
-      errors = [];
-      for (const sql of pending) {
-        try {
-          await session.query(sql);
-        } catch (e) {
-          errors.push({ sql, error: (e as Error).message });
-        }
-      }
-      if (errors.length === pending.length) break;
-      pending = errors.map((e) => e.sql);
-    }
+    const errors = await runInRounds(session, ddl.statements.map((d) => d.sql));
     await dropCode(session);
-    // Partition parts of an index get names PostgreSQL chose; give them the source's names so
-    // statistics and plans line up.
-    for (const idx of snapshot.indexes.filter((i) => i.parent)) {
-      const row = await session.query<{ name: string }>(
-        `SELECT c.relname AS name FROM pg_catalog.pg_inherits h JOIN pg_catalog.pg_class c ON c.oid = h.inhrelid JOIN pg_catalog.pg_index i ON i.indexrelid = c.oid
-         WHERE h.inhparent = pg_catalog.to_regclass($1) AND i.indrelid = pg_catalog.to_regclass($2)`,
-        [`${ident(idx.schema)}.${ident(idx.parent!)}`, `${ident(idx.schema)}.${ident(idx.table)}`],
-      );
-      const current = row.rows[0]?.name;
-      if (current && current !== idx.name) {
-        await session.query(`ALTER INDEX ${ident(idx.schema)}.${ident(current)} RENAME TO ${ident(idx.name)}`).catch(() => undefined);
-      }
-    }
+    await nameIndexParts(session, snapshot.indexes);
     await applySettings(session, snapshot);
     return {
       session,
@@ -109,6 +82,68 @@ export async function createShadowDatabase(
     throw e;
   }
 }
+
+/**
+ * Runs statements in rounds until a round makes no progress: they depend on each other in ways
+ * catalogs do not order for us (views on functions on types). Returns those that still failed.
+ */
+async function runInRounds(session: ShadowSession, statements: string[]): Promise<{ sql: string; error: string }[]> {
+  let pending = statements;
+  let errors: { sql: string; error: string }[] = [];
+  for (let round = 0; round < 6 && pending.length; round++) {
+    errors = [];
+    for (const sql of pending) {
+      try {
+        await session.query(sql);
+      } catch (e) {
+        errors.push({ sql, error: (e as Error).message });
+      }
+    }
+    if (errors.length === pending.length) break;
+    pending = errors.map((e) => e.sql);
+  }
+  return errors;
+}
+
+/** Partition parts of an index get names PostgreSQL chose; give them the source's names so statistics and plans line up. */
+async function nameIndexParts(session: ShadowSession, indexes: SourceIndex[]): Promise<void> {
+  for (const idx of indexes.filter((i) => i.parent)) {
+    const row = await session.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_catalog.pg_inherits h JOIN pg_catalog.pg_class c ON c.oid = h.inhrelid JOIN pg_catalog.pg_index i ON i.indexrelid = c.oid
+       WHERE h.inhparent = pg_catalog.to_regclass($1) AND i.indrelid = pg_catalog.to_regclass($2)`,
+      [`${ident(idx.schema)}.${ident(idx.parent!)}`, `${ident(idx.schema)}.${ident(idx.table)}`],
+    );
+    const current = row.rows[0]?.name;
+    if (current && current !== idx.name) {
+      await session.query(`ALTER INDEX ${ident(idx.schema)}.${ident(current)} RENAME TO ${ident(idx.name)}`).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * Adds more of the snapshot's DDL to a database built from part of it (a kept database whose next
+ * queries need relations it does not have, scope.ts), as createShadowDatabase runs it: the same
+ * filter, rounds and sweep. Undefined when the entries need what only the superuser creates
+ * (a schema or extension the database lacks): the caller builds a new database instead. Must run
+ * while the tables are at their built length (a foreign key or attached partition is validated
+ * by reading them). Returns what could not be run, and the index parts named.
+ */
+export async function extendShadowDatabase(db: ShadowDatabase, snapshot: SourceSnapshot, entries: SourceDdl[]): Promise<{ ddlErrors: { sql: string; error: string }[]; notCopied: string[] } | undefined> {
+  await loadParser();
+  const ddl = planShadowDdl(entries, [ADMIN_SCHEMA]);
+  if (ddl.schemas.length || ddl.extensions.length) return undefined;
+  const ddlErrors = await runInRounds(db.session, ddl.statements.map((d) => d.sql));
+  await dropCode(db.session);
+  const tables = new Set(entries.filter((d) => d.kind === 'table').map((d) => d.name));
+  await nameIndexParts(
+    db.session,
+    snapshot.indexes.filter((i) => tables.has(`${ident(i.schema)}.${ident(i.table)}`) || tables.has(`${quoteName(i.schema)}.${quoteName(i.table)}`)),
+  );
+  return { ddlErrors, notCopied: ddl.skipped };
+}
+
+/** A name as quote_ident prints it (the snapshot's DDL names): quoted only when it must be. */
+const quoteName = (name: string) => (/^[a-z_][a-z0-9_$]*$/.test(name) ? name : ident(name));
 
 /**
  * A new session, logged in as the planner role, on a shadow database built earlier by

@@ -4,12 +4,33 @@
 // indexes, views. The shadow still runs it in rounds until nothing more succeeds, and decides what
 // of it to rebuild at all (shadow-schema.ts).
 import { escapeIdentifier, escapeLiteral } from '../gateway/index.js';
-import type { SourceIndex, SourceSnapshot } from './source.js';
+import type { SourceDdl, SourceIndex } from './source.js';
 
 export type Row = Record<string, unknown>;
 /** Runs one catalog query of the snapshot's read-only transaction. */
-export type CatalogQuery = (sql: string) => Promise<Row[]>;
-type DdlEntry = SourceSnapshot['ddl'][number];
+export type CatalogQuery = (sql: string, params?: unknown[]) => Promise<Row[]>;
+type DdlEntry = SourceDdl;
+
+/**
+ * The objects a read scoped to some queries is limited to, by oid (source-scope.ts); a reader
+ * given none reads every object of its kind.
+ */
+export interface ReadFilter {
+  /** Tables of every kind and views. */
+  relations: number[];
+  types: number[];
+  functions: number[];
+}
+
+/** `AND <column> = ANY($n)` when filtered, with the array as parameter $n; nothing otherwise. */
+export function oidFilter(column: string, oids: number[] | undefined, params: unknown[]): string {
+  if (!oids) return '';
+  params.push(oids);
+  return ` AND ${column} OPERATOR(pg_catalog.=) ANY ($${params.length}::pg_catalog.oid[])`;
+}
+
+/** The DDL name of a relation: schema and name as quote_ident prints them. */
+export const relationKeySql = (ns: string, rel: string) => `pg_catalog.quote_ident(${ns}.nspname) || '.' || pg_catalog.quote_ident(${rel}.relname)`;
 
 /** Schemas that belong to PostgreSQL itself. */
 export const SYSTEM_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname OPERATOR(pg_catalog.!~~) 'pg_temp%' AND n.nspname OPERATOR(pg_catalog.!~~) 'pg_toast_temp%'`;
@@ -34,21 +55,23 @@ async function readExtensions(q: CatalogQuery): Promise<DdlEntry[]> {
 }
 
 /** Enums, domains and composite types: columns and functions are declared with them. */
-async function readTypes(q: CatalogQuery): Promise<DdlEntry[]> {
+async function readTypes(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
+  const params: unknown[] = [];
+  const only = oidFilter('t.oid', filter?.types, params);
   const enums = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name,
             array_agg(quote_literal(e.enumlabel) ORDER BY e.enumsortorder)::text[] AS labels
           FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace JOIN pg_catalog.pg_enum e ON e.enumtypid = t.oid
-          WHERE ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_type')} GROUP BY 1 ORDER BY 1`);
+          WHERE ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_type')}${only} GROUP BY 1 ORDER BY 1`, params);
   const domains = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name, format_type(t.typbasetype, t.typtypmod) AS base,
               t.typnotnull AS not_null,
               coalesce((SELECT array_agg(pg_get_constraintdef(c.oid)) FROM pg_catalog.pg_constraint c WHERE c.contypid = t.oid AND c.contype = 'c'), '{}')::text[] AS checks
             FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
-            WHERE t.typtype = 'd' AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_type')} ORDER BY 1`);
+            WHERE t.typtype = 'd' AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_type')}${only} ORDER BY 1`, params);
   const composites = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name,
                  string_agg(quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod), ', ' ORDER BY a.attnum) AS columns
                FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace JOIN pg_catalog.pg_class c ON c.oid = t.typrelid AND c.relkind = 'c'
                JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-               WHERE ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_type')} GROUP BY 1 ORDER BY 1`);
+               WHERE ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_type')}${only} GROUP BY 1 ORDER BY 1`, params);
   return [
     ...enums.map((r) => ({ kind: 'type', name: String(r.name), sql: `CREATE TYPE ${r.name} AS ENUM (${(r.labels as string[]).join(', ')})` })),
     ...domains.map((r) => ({
@@ -61,17 +84,19 @@ async function readTypes(q: CatalogQuery): Promise<DdlEntry[]> {
 }
 
 /** SQL and PL/pgSQL functions and procedures, and the aggregates built on them. */
-async function readFunctions(q: CatalogQuery): Promise<DdlEntry[]> {
+async function readFunctions(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
+  const params: unknown[] = [];
+  const only = oidFilter('p.oid', filter?.functions, params);
   const functions = await q(`SELECT p.oid::regprocedure::text AS name, pg_get_functiondef(p.oid) AS def
               FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace JOIN pg_catalog.pg_language l ON l.oid = p.prolang
               WHERE ${SYSTEM_SCHEMAS} AND p.prokind IN ('f', 'p') AND l.lanname IN ('sql', 'plpgsql')
-                AND ${notFromExtension('p.oid', 'pg_proc')} ORDER BY 1`);
+                AND ${notFromExtension('p.oid', 'pg_proc')}${only} ORDER BY 1`, params);
   // User-defined aggregates (Pagila's group_concat) that views and queries call.
   const aggregates = await q(`SELECT p.oid::regprocedure::text AS name, quote_ident(n.nspname) || '.' || quote_ident(p.proname) AS qname,
                  pg_get_function_identity_arguments(p.oid) AS args, a.aggtransfn::regproc::text AS sfunc, format_type(a.aggtranstype, NULL) AS stype,
                  nullif(a.aggfinalfn::regproc::text, '-') AS ffunc, a.agginitval AS initcond
                FROM pg_catalog.pg_aggregate a JOIN pg_catalog.pg_proc p ON p.oid = a.aggfnoid JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-               WHERE a.aggkind = 'n' AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('p.oid', 'pg_proc')} ORDER BY 1`);
+               WHERE a.aggkind = 'n' AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('p.oid', 'pg_proc')}${only} ORDER BY 1`, params);
   return [
     ...functions.map((r) => ({ kind: 'function', name: String(r.name), sql: String(r.def) })),
     ...aggregates.map((r) => {
@@ -91,8 +116,10 @@ async function readFunctions(q: CatalogQuery): Promise<DdlEntry[]> {
  * reloptions. Materialized views and foreign tables become plain tables: the planner sizes all
  * three alike.
  */
-async function readTables(q: CatalogQuery): Promise<DdlEntry[]> {
+async function readTables(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
   const ddl: DdlEntry[] = [];
+  const params: unknown[] = [];
+  const only = oidFilter('c.oid', filter?.relations, params);
   for (const r of await q(`SELECT c.oid::int AS oid, quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, c.relkind AS kind,
              c.relispartition AS is_partition,
              CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS partkey,
@@ -112,33 +139,47 @@ async function readTables(q: CatalogQuery): Promise<DdlEntry[]> {
                 WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '') AS columns
            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
            WHERE c.relkind IN ('r', 'p', 'm', 'f') AND NOT c.relpersistence = 't' AND ${SYSTEM_SCHEMAS}
-             AND ${notFromExtension('c.oid', 'pg_class')}
-           ORDER BY c.relispartition, 2`)) {
+             AND ${notFromExtension('c.oid', 'pg_class')}${only}
+           ORDER BY c.relispartition, 2`, params)) {
     const options = (r.options as string[] | null) ?? [];
     const withOptions = options.length ? ` WITH (${options.join(', ')})` : '';
     const partition = r.partkey ? ` PARTITION BY ${r.partkey}` : '';
     ddl.push({ kind: 'table', name: String(r.name), sql: `CREATE TABLE ${r.name} (${r.columns})${partition}${withOptions}` });
     // Attaching after creation keeps the column list the source has, whatever its history.
-    if (r.is_partition && r.parent) ddl.push({ kind: 'attach', name: String(r.name), sql: `ALTER TABLE ${r.parent} ATTACH PARTITION ${r.name} ${r.bound}` });
-    else if (r.parent) ddl.push({ kind: 'attach', name: String(r.name), sql: `ALTER TABLE ${r.name} INHERIT ${r.parent}` });
+    const of = String(r.name);
+    if (r.is_partition && r.parent) ddl.push({ kind: 'attach', name: of, of, sql: `ALTER TABLE ${r.parent} ATTACH PARTITION ${r.name} ${r.bound}` });
+    else if (r.parent) ddl.push({ kind: 'attach', name: of, of, sql: `ALTER TABLE ${r.name} INHERIT ${r.parent}` });
   }
   return ddl;
 }
 
 /** Keys, exclusion constraints, CHECKs and, last, foreign keys (the planner uses them for join estimates). */
-async function readConstraints(q: CatalogQuery): Promise<DdlEntry[]> {
+async function readConstraints(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
+  const params: unknown[] = [];
+  const only = oidFilter('k.conrelid', filter?.relations, params);
   const rows = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table, quote_ident(k.conname) AS name, k.contype AS type,
-                  pg_get_constraintdef(k.oid) AS def
+                  pg_get_constraintdef(k.oid) AS def,
+                  (SELECT ${relationKeySql('fn', 'fc')} FROM pg_catalog.pg_class fc JOIN pg_catalog.pg_namespace fn ON fn.oid = fc.relnamespace
+                    WHERE fc.oid = k.confrelid) AS references
                 FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                 WHERE k.contype IN ('p', 'u', 'x', 'c', 'f') AND k.conparentid = 0 AND k.conislocal
-                  AND c.relkind IN ('r', 'p', 'm', 'f') AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('c.oid', 'pg_class')}
-                ORDER BY CASE k.contype WHEN 'f' THEN 1 ELSE 0 END, 1, 2`);
-  return rows.map((r) => ({ kind: r.type === 'f' ? 'foreign key' : 'constraint', name: String(r.name), sql: `ALTER TABLE ${r.table} ADD CONSTRAINT ${r.name} ${r.def}` }));
+                  AND c.relkind IN ('r', 'p', 'm', 'f') AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('c.oid', 'pg_class')}${only}
+                ORDER BY CASE k.contype WHEN 'f' THEN 1 ELSE 0 END, 1, 2`, params);
+  return rows.map((r) => ({
+    kind: r.type === 'f' ? 'foreign key' : 'constraint',
+    name: String(r.name),
+    sql: `ALTER TABLE ${r.table} ADD CONSTRAINT ${r.name} ${r.def}`,
+    of: String(r.table),
+    ...(r.type === 'f' && r.references ? { references: String(r.references) } : {}),
+  }));
 }
 
 /** Valid indexes, as DDL and as the columns and predicate that tell whether one covers a candidate. */
-async function readIndexes(q: CatalogQuery): Promise<{ ddl: DdlEntry[]; indexes: SourceIndex[] }> {
+async function readIndexes(q: CatalogQuery, filter?: ReadFilter): Promise<{ ddl: DdlEntry[]; indexes: SourceIndex[] }> {
+  const params: unknown[] = [];
+  const only = oidFilter('i.indrelid', filter?.relations, params);
   const rows = await q(`SELECT n.nspname AS schema, t.relname AS table, c.relname AS name, am.amname AS am, i.indisunique AS unique,
+              ${relationKeySql('n', 't')} AS of,
               pg_get_indexdef(i.indexrelid) AS definition,
               (SELECT array_agg(CASE WHEN k.attnum = 0 THEN NULL ELSE a.attname END ORDER BY k.ord)
                  FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, ord)
@@ -151,15 +192,15 @@ async function readIndexes(q: CatalogQuery): Promise<{ ddl: DdlEntry[]; indexes:
               EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k WHERE k.conindid = i.indexrelid AND k.contype IN ('p', 'u', 'x')) AS from_constraint
             FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
             JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace JOIN pg_catalog.pg_am am ON am.oid = c.relam
-            WHERE i.indisvalid AND t.relkind IN ('r', 'p', 'm') AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_class')}
-            ORDER BY 1, 2, 3`);
+            WHERE i.indisvalid AND t.relkind IN ('r', 'p', 'm') AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_class')}${only}
+            ORDER BY 1, 2, 3`, params);
   const ddl: DdlEntry[] = [];
   for (const r of rows) {
     // Constraint indexes come with their constraint; partition parts come with their parent.
     if (r.from_constraint || r.parent) continue;
     // pg_get_indexdef says ON ONLY for a partitioned index (pg_dump attaches parts one by one);
     // without ONLY, CREATE INDEX builds or attaches the parts itself.
-    ddl.push({ kind: 'index', name: String(r.name), sql: String(r.definition).replace(/ ON ONLY /, ' ON ') });
+    ddl.push({ kind: 'index', name: String(r.name), of: String(r.of), sql: String(r.definition).replace(/ ON ONLY /, ' ON ') });
   }
   const indexes = rows.map((r) => ({
     schema: String(r.schema),
@@ -176,17 +217,30 @@ async function readIndexes(q: CatalogQuery): Promise<{ ddl: DdlEntry[]; indexes:
   return { ddl, indexes };
 }
 
-async function readViews(q: CatalogQuery): Promise<DdlEntry[]> {
+async function readViews(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
+  const params: unknown[] = [];
+  const only = oidFilter('c.oid', filter?.relations, params);
   const rows = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, pg_get_viewdef(c.oid) AS def
           FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-          WHERE c.relkind = 'v' AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('c.oid', 'pg_class')} ORDER BY 2`);
+          WHERE c.relkind = 'v' AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('c.oid', 'pg_class')}${only} ORDER BY 2`, params);
   return rows.map((r) => ({ kind: 'view', name: String(r.name), sql: `CREATE VIEW ${r.name} AS ${r.def}` }));
 }
 
-/** Every kind of object as DDL, in the order they depend on each other, and the indexes as read. */
-export async function readSchemaDdl(q: CatalogQuery): Promise<{ ddl: DdlEntry[]; indexes: SourceIndex[] }> {
-  const ddl = [...(await readSchemas(q)), ...(await readExtensions(q)), ...(await readTypes(q)), ...(await readFunctions(q)), ...(await readTables(q)), ...(await readConstraints(q))];
-  const indexes = await readIndexes(q);
-  ddl.push(...indexes.ddl, ...(await readViews(q)));
+/**
+ * Every kind of object as DDL, in the order they depend on each other, and the indexes as read;
+ * with a filter, only those objects (schemas and extensions are always read whole: they are few).
+ * A scoped read keeps every foreign key of its tables, `references` saying which table each needs.
+ */
+export async function readSchemaDdl(q: CatalogQuery, filter?: ReadFilter): Promise<{ ddl: DdlEntry[]; indexes: SourceIndex[] }> {
+  const ddl = [
+    ...(await readSchemas(q)),
+    ...(await readExtensions(q)),
+    ...(await readTypes(q, filter)),
+    ...(await readFunctions(q, filter)),
+    ...(await readTables(q, filter)),
+    ...(await readConstraints(q, filter)),
+  ];
+  const indexes = await readIndexes(q, filter);
+  ddl.push(...indexes.ddl, ...(await readViews(q, filter)));
   return { ddl, indexes: indexes.indexes };
 }

@@ -3,7 +3,7 @@
 // length, see shadow.ts); column statistics (pg_stats); the planner settings a session may SET;
 // and the actual extremes of indexed columns.
 import { escapeIdentifier, type ReadOnlyTransaction } from '../gateway/index.js';
-import { SYSTEM_SCHEMAS, notFromExtension, type CatalogQuery, type Row } from './source-schema.js';
+import { SYSTEM_SCHEMAS, notFromExtension, oidFilter, type CatalogQuery, type ReadFilter, type Row } from './source-schema.js';
 import type { SourceColumn, SourceColumnStats, SourceEndpoint, SourceRelation, SourceSnapshot } from './source.js';
 
 // The search_path the application's sessions start with, to resolve the unqualified names of its
@@ -41,12 +41,19 @@ export async function readSettings(q: CatalogQuery): Promise<Record<string, stri
   return Object.fromEntries(rows.map((r) => [String(r.name), String(r.setting)]));
 }
 
-/** Sizes of tables, materialized views, foreign tables and indexes: pg_class's and the physical one. */
-export async function readRelations(q: CatalogQuery): Promise<SourceRelation[]> {
+/** Sizes of tables, materialized views, foreign tables and indexes: pg_class's and the physical one. With a filter: those tables and their indexes. */
+export async function readRelations(q: CatalogQuery, filter?: ReadFilter): Promise<SourceRelation[]> {
+  const params: unknown[] = [];
+  let only = '';
+  if (filter) {
+    params.push(filter.relations);
+    only = ` AND (c.oid OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.oid[])
+               OR c.oid IN (SELECT i.indexrelid FROM pg_catalog.pg_index i WHERE i.indrelid OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.oid[])))`;
+  }
   const rows = await q(`SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind, c.relpages, c.reltuples::float8 AS reltuples, c.relallvisible,
                 CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_relation_size(c.oid, 'main') / current_setting('block_size')::int ELSE 0 END AS blocks
               FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-              WHERE c.relkind IN ('r', 'p', 'm', 'f', 'i', 'I') AND ${SYSTEM_SCHEMAS} ORDER BY 1, 2`);
+              WHERE c.relkind IN ('r', 'p', 'm', 'f', 'i', 'I') AND ${SYSTEM_SCHEMAS}${only} ORDER BY 1, 2`, params);
   return rows.map((r) => ({
     schema: String(r.schema),
     name: String(r.name),
@@ -59,13 +66,15 @@ export async function readRelations(q: CatalogQuery): Promise<SourceRelation[]> 
 }
 
 /** Columns of tables and views, with their type and its category. */
-export async function readColumns(q: CatalogQuery): Promise<SourceColumn[]> {
+export async function readColumns(q: CatalogQuery, filter?: ReadFilter): Promise<SourceColumn[]> {
+  const params: unknown[] = [];
+  const only = oidFilter('c.oid', filter?.relations, params);
   const rows = await q(`SELECT n.nspname AS schema, c.relname AS table, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
               t.typcategory AS category, a.attnotnull AS not_null
             FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
-            WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v') AND a.attnum > 0 AND NOT a.attisdropped AND ${SYSTEM_SCHEMAS}
-            ORDER BY 1, 2, a.attnum`);
+            WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v') AND a.attnum > 0 AND NOT a.attisdropped AND ${SYSTEM_SCHEMAS}${only}
+            ORDER BY 1, 2, a.attnum`, params);
   return rows.map((r) => ({
     schema: String(r.schema),
     table: String(r.table),
@@ -96,12 +105,22 @@ const ARRAY_TEXT_FIELDS = new Set(['most_common_vals', 'histogram_bounds', 'most
 /**
  * pg_stats of every column the source's role may see, each field the source's version has. Arrays
  * of values come as text: their element type is the column's, which only the shadow can parse.
+ * With `only`: the statistics of those relations (tables, and indexes for their expressions).
  */
-export async function readStats(q: CatalogQuery): Promise<SourceColumnStats[]> {
+export async function readStats(q: CatalogQuery, only?: { schema: string; name: string }[]): Promise<SourceColumnStats[]> {
   const statsColumns = (await q(`SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = 'pg_catalog.pg_stats'::pg_catalog.regclass AND attnum > 0`)).map((r) => String(r.attname));
   const fields = STATS_FIELDS.filter((f) => statsColumns.includes(f));
-  const rows = await q(`SELECT schemaname, tablename, attname, inherited, ${fields.map((f) => (ARRAY_TEXT_FIELDS.has(f) ? `${f}::text AS ${f}` : f)).join(', ')}
-                    FROM pg_catalog.pg_stats s WHERE s.schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2, 3`);
+  const params: unknown[] = [];
+  let scoped = '';
+  if (only) {
+    params.push(only.map((r) => r.schema), only.map((r) => r.name));
+    scoped = ` AND (s.schemaname, s.tablename) IN (SELECT u.s, u.t FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.name[]), pg_catalog.unnest($2::pg_catalog.name[])) AS u(s, t))`;
+  }
+  const rows = await q(
+    `SELECT schemaname, tablename, attname, inherited, ${fields.map((f) => (ARRAY_TEXT_FIELDS.has(f) ? `${f}::text AS ${f}` : f)).join(', ')}
+                    FROM pg_catalog.pg_stats s WHERE s.schemaname NOT IN ('pg_catalog', 'information_schema')${scoped} ORDER BY 1, 2, 3`,
+    params,
+  );
   return rows.map((r) => ({
     schema: String(r.schemaname),
     table: String(r.tablename),
@@ -123,7 +142,7 @@ export async function readStats(q: CatalogQuery): Promise<SourceColumnStats[]> {
  * production must not make its unused indexes look used. The shadow then takes that column's
  * extremes from its statistics, as for a column no index leads with.
  */
-export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?: number): Promise<SourceEndpoint[]> {
+export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?: number, filter?: ReadFilter): Promise<SourceEndpoint[]> {
   const out: SourceEndpoint[] = [];
   const timeout = Math.max(1, Math.min(5_000, Math.round(statementTimeoutMs ?? 5_000)));
   const ident = escapeIdentifier;
@@ -131,6 +150,8 @@ export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?
   // non-partial B-tree index with the type's default operator class and the column's collation
   // (get_actual_variable_range only uses such an index). Leaf tables only: partitioned parents have
   // no index the planner scans.
+  const params: unknown[] = [];
+  const only = oidFilter('t.oid', filter?.relations, params);
   const columns = await tx.rows<Row>(`SELECT DISTINCT n.nspname AS schema, t.relname AS table, a.attname AS column
             FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
             JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace JOIN pg_catalog.pg_am am ON am.oid = c.relam
@@ -149,8 +170,8 @@ export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?
               AND NOT EXISTS (
                 SELECT 1 FROM pg_catalog.pg_index j JOIN pg_catalog.pg_class jc ON jc.oid = j.indexrelid JOIN pg_catalog.pg_am jam ON jam.oid = jc.relam
                 WHERE j.indrelid = t.oid AND j.indkey[0] = a.attnum AND jam.amname = 'btree'
-                  AND coalesce(pg_catalog.pg_stat_get_numscans(j.indexrelid), 0) = 0)
-            ORDER BY 1, 2, 3`);
+                  AND coalesce(pg_catalog.pg_stat_get_numscans(j.indexrelid), 0) = 0)${only}
+            ORDER BY 1, 2, 3`, params);
   for (const r of columns) {
     const [schema, table, column] = [String(r.schema), String(r.table), String(r.column)];
     const rel = `ONLY ${ident(schema)}.${ident(table)}`;

@@ -2,7 +2,7 @@
 // counters since the database's statistics were last reset (else since the server started), summed
 // over a partitioned table's partitions, turned into rates per second. Read in the snapshot's
 // read-only transaction like the rest (source.ts).
-import type { CatalogQuery } from './source-schema.js';
+import { oidFilter, type CatalogQuery, type ReadFilter } from './source-schema.js';
 
 export interface SourceTableWrites {
   schema: string;
@@ -17,7 +17,9 @@ export interface SourceTableWrites {
   since: string;
 }
 
-export async function readTableWrites(q: CatalogQuery): Promise<SourceTableWrites[]> {
+export async function readTableWrites(q: CatalogQuery, filter?: ReadFilter): Promise<SourceTableWrites[]> {
+  const params: unknown[] = [];
+  const only = oidFilter('c.oid', filter?.relations, params);
   const rows = await q(`WITH since AS (
       SELECT coalesce(d.stats_reset, pg_catalog.pg_postmaster_start_time()) AS at
       FROM pg_catalog.pg_stat_database d WHERE d.datname = pg_catalog.current_database())
@@ -28,7 +30,8 @@ export async function readTableWrites(q: CatalogQuery): Promise<SourceTableWrite
     FROM pg_catalog.pg_stat_user_tables s
     JOIN pg_catalog.pg_class c ON c.oid = coalesce(pg_catalog.pg_partition_root(s.relid), s.relid)
     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-    GROUP BY 1, 2 ORDER BY 1, 2`);
+    WHERE true${only}
+    GROUP BY 1, 2 ORDER BY 1, 2`, params);
   return rows.map((r) => ({
     schema: String(r.schema),
     table: String(r.table),

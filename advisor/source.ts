@@ -3,7 +3,8 @@
 // columns (source-stats.ts). Every statement runs through the gateway, in one REPEATABLE READ, READ
 // ONLY transaction with a timeout, and only PostgreSQL's own objects are named unqualified.
 import { openGateway, type ReadOnlyTransaction } from '../gateway/index.js';
-import { readSchemaDdl, type Row } from './source-schema.js';
+import { readSchemaDdl, type CatalogQuery, type Row } from './source-schema.js';
+import { scopedObjects, wholeGraph, type ScopeRequest } from './source-scope.js';
 import { readColumns, readEndpoints, readRelations, readServerFacts, readSettings, readStats } from './source-stats.js';
 import { readTableWrites, type SourceTableWrites } from './source-writes.js';
 
@@ -61,8 +62,13 @@ export interface SourceSnapshot {
   locale: { collate: string; ctype: string };
   /** Planner settings to replay in the shadow session. */
   settings: Record<string, string>;
-  /** DDL in a workable order; shadow.ts still retries failures until no progress is made. */
-  ddl: { kind: string; name: string; sql: string }[];
+  /**
+   * DDL in a workable order; shadow.ts still retries failures until no progress is made. `of` is
+   * the relation (its DDL name) a constraint, foreign key, index or attachment belongs to;
+   * `references` the table a foreign key references: what a shadow of part of the schema
+   * (scope.ts) keeps of them.
+   */
+  ddl: SourceDdl[];
   /** Tables, partitioned tables, materialized views, foreign tables and indexes, with their sizes. */
   relations: SourceRelation[];
   /** Valid indexes; the shadow gives the parts of its partitioned indexes these parts' names. */
@@ -83,6 +89,61 @@ export interface SourceSnapshot {
   runIndexes?: { schema: string; name: string }[];
   /** Insert, update and delete counts per table (source-writes.ts): what a new index would cost; absent in older snapshots. */
   writes?: SourceTableWrites[];
+  /**
+   * What each relation, type and function needs (source-scope.ts): what lets a shadow carry only
+   * the relations its queries touch (scope.ts). Absent in snapshots read before it existed, which
+   * are always rebuilt whole.
+   */
+  graph?: SnapshotGraph;
+  /**
+   * Absent: the snapshot holds every relation production has. Present: it holds only what some
+   * queries need, and says how their names resolved in production (a read scoped to queries, or
+   * a part of a snapshot, scope.ts).
+   */
+  scope?: SnapshotScope;
+}
+
+export interface SourceDdl {
+  kind: string;
+  name: string;
+  sql: string;
+  of?: string;
+  references?: string;
+}
+
+/** Keys are the DDL's names: `schema.name` as quote_ident prints both parts; functions as regprocedure prints them. */
+export interface SnapshotGraph {
+  relations: Record<string, GraphRelation>;
+  types: Record<string, GraphObject>;
+  functions: Record<string, GraphObject>;
+}
+
+export interface GraphObject {
+  schema: string;
+  name: string;
+  /** Types (enums, domains, composites) it is declared with. */
+  types?: string[];
+  /** Functions it calls (index expressions, generated columns, a view's query, an aggregate's parts). */
+  functions?: string[];
+  /** Relations it needs to exist: a partition's parent, a view's tables when the view is only needed, a row type's table. */
+  needs?: string[];
+}
+
+export interface GraphRelation extends GraphObject {
+  /** pg_class.relkind: r, p, m, f or v. */
+  kind: string;
+  /** Partitions and inheritance children: planned with it whenever a query reads it. */
+  children?: string[];
+  /** A view's relations: read by every query that reads the view. */
+  reads?: string[];
+}
+
+export interface SnapshotScope {
+  /** Relation names the queries use (scope.ts nameKey): the relation production resolved each to, or null when it has none. */
+  relations: Record<string, string | null>;
+  /** Function and type names the queries use: every object of that name their resolution may pick. */
+  functions: Record<string, string[]>;
+  types: Record<string, string[]>;
 }
 
 export interface SourceEndpoint {
@@ -97,6 +158,11 @@ export interface SourceEndpoint {
 export interface ReadSourceOptions {
   /** Cap on each statement of the snapshot. Default 60 s. */
   statementTimeoutMs?: number;
+  /**
+   * Read only what these names and objects need (source-scope.ts): the snapshot then says so
+   * (`scope`). Default: everything.
+   */
+  scope?: ScopeRequest;
 }
 
 /** Opens the source through the gateway, reads one snapshot and closes it; nothing is written. */
@@ -119,8 +185,27 @@ export async function readSourceSnapshot(connectionString: string, options: Read
 
 /** Reads a snapshot of schema, sizes and statistics inside one read-only transaction. */
 async function readSource(tx: ReadOnlyTransaction, options: ReadSourceOptions): Promise<SourceSnapshot> {
-  const q = (sql: string): Promise<Row[]> => tx.rows<Row>(sql);
+  const q: CatalogQuery = (sql, params) => tx.rows<Row>(sql, params ?? []);
   const server = await readServerFacts(q);
+  if (options.scope) {
+    // Only what the queries need: their relations and what those need, nothing else locked or read.
+    const scoped = await scopedObjects(q, options.scope, server.searchPath);
+    const { ddl, indexes } = await readSchemaDdl(q, scoped.filter);
+    const relations = await readRelations(q, scoped.filter);
+    return {
+      ...server,
+      settings: await readSettings(q),
+      ddl,
+      relations,
+      indexes,
+      columns: await readColumns(q, scoped.filter),
+      stats: await readStats(q, relations),
+      endpoints: await readEndpoints(tx, options.statementTimeoutMs, scoped.filter),
+      writes: await readTableWrites(q, scoped.filter),
+      graph: scoped.graph,
+      scope: scoped.scope,
+    };
+  }
   const { ddl, indexes } = await readSchemaDdl(q);
   return {
     ...server,
@@ -132,5 +217,6 @@ async function readSource(tx: ReadOnlyTransaction, options: ReadSourceOptions): 
     stats: await readStats(q),
     endpoints: await readEndpoints(tx, options.statementTimeoutMs),
     writes: await readTableWrites(q),
+    graph: await wholeGraph(q),
   };
 }

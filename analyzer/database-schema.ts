@@ -1,5 +1,7 @@
 // Reads the whole schema with one catalog query per resource (not one per table), then joins the
 // results by oid. Only sample rows need a statement per table; those run a few at a time.
+// The sync as it was before it read in chunks (chunks.ts): kept for reference-sync.ts, which the
+// streamed sync is tested and benchmarked against.
 import type { Column, ColumnStats, DatabaseSchema, Result, SampleRow, Table, TableStats } from '../shared/analyzer-schema';
 import { groupBy } from '../shared/collections';
 import { listColumnStats, type ColumnStatsRow } from './catalog/column-stats.sql';

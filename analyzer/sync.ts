@@ -1,130 +1,204 @@
-// One sync: connect read only, then read the parts of RemoteSyncResponse side by side. A part
-// that fails (pg_stat_statements missing, a catalog the role may not read) is reported inside its
-// own field; the others still carry their results.
-import {
-  STATS_FROM_SOURCE_MIN_ROWS,
-  type DisabledIndex,
-  type Meta,
-  type QualifiedName,
-  type RemoteSyncResponse,
-  type Result,
-  type SyncRequest,
-} from '../shared/analyzer-schema';
-import { ANALYZER_VERSION } from './version';
+// One sync, streamed: connect read only, read the database chunk by chunk (analyzer/chunks.ts), and
+// write RemoteSyncResponse as JSON text without ever holding it whole. Each list of the schema
+// (tables, indexes, constraints...) collects its chunks' items, in order, in a spool (memory up to a
+// budget, then a temp file), and the answer is written from the spools once every part is read: a
+// part that fails is still reported inside its own field, never half-written. The parts are those
+// of the spec: meta, schema, queries, disabledIndexes, and indexHealth.
+import type { DisabledIndex, Extension, RemoteSyncResponse, Result, SyncRequest } from '../shared/analyzer-schema';
+import type { IndexHealth } from '../shared/index-health';
+import { messageOf, type Gateway } from '../gateway/index';
 import { listDisabledIndexes } from './catalog/disabled-indexes.sql';
-import { readIndexHealth } from './index-health';
-import { readServer, type ServerRow } from './catalog/server.sql';
+import { listExtensions } from './catalog/extensions.sql';
+import { listReferencedIndexes } from './catalog/index-details.sql';
+import { readStatsReset } from './catalog/index-health.sql';
 import { listTablesWithoutSelect } from './catalog/visibility.sql';
-import { readSchema } from './database-schema';
-import { DEFAULT_LIMITS, messageOf, openGateway, type Gateway, type SessionLimits } from '../gateway/index';
-import { AnalyzerHttpError, classifyConnectionError } from './errors';
+import { planChunks, readChunk, sampleBudget, samplingWarnings, sampleTables, type ChunkRead } from './chunks';
+import { readIndexHealth } from './index-health';
+import { memorySink, SpoolSet, type JsonSink, type Spool } from './json-stream';
 import { readQueries, type QueriesResult } from './queries';
+import { buildMeta, connect, DEFAULT_SYNC_SETTINGS, toResult, type SyncSettings } from './sync-common';
 
-export interface SyncSettings {
-  limits: SessionLimits;
-  sampleConcurrency: number;
-  maxSampledTables: number;
+export { DEFAULT_SYNC_SETTINGS, type SyncSettings } from './sync-common';
+
+const LISTS = ['tables', 'indexes', 'constraints', 'functions', 'views', 'enums', 'domains', 'composites', 'triggers', 'sequences', 'disabledIndexes', 'indexHealth'] as const;
+type ListName = (typeof LISTS)[number];
+
+interface SchemaRead {
+  schemas: { name: string; owner: string; comment: string | null }[];
+  extensions: Extension[];
+  warnings: string[];
+  lists: Record<ListName, Spool>;
 }
 
-export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
-  limits: DEFAULT_LIMITS,
-  sampleConcurrency: 4,
-  maxSampledTables: 2000,
-};
-
-function toResult<T>(settled: PromiseSettledResult<T>): Result<T> {
-  return settled.status === 'fulfilled' ? { type: 'ok', value: settled.value } : { type: 'error', error: messageOf(settled.reason) };
+/** Reads every chunk, `settings.chunkConcurrency` at a time, and adds their items to the lists in order. */
+async function readSchemaInChunks(
+  db: Gateway,
+  request: SyncRequest,
+  settings: SyncSettings,
+  spools: SpoolSet,
+  cancelled: () => boolean,
+): Promise<SchemaRead> {
+  const [plan, extensions, referencedIndexes] = await Promise.all([planChunks(db, settings.chunkWeight), listExtensions(db), listReferencedIndexes(db)]);
+  const lists = Object.fromEntries(LISTS.map((name) => [name, spools.spool()])) as Record<ListName, Spool>;
+  const options = { stats: true, health: true, sampleRows: request.sampleRows, referencedIndexes, extensionRelations: plan.extensionRelations };
+  const budget = sampleBudget(settings.maxSampledTables);
+  const warnings = new Set<string>();
+  const reads: (Promise<ChunkRead> | undefined)[] = [];
+  const { chunks } = plan;
+  for (let i = 0; i < chunks.length; i++) {
+    for (let j = i; j < Math.min(chunks.length, i + settings.chunkConcurrency); j++) {
+      if (!reads[j]) {
+        const reading = readChunk(db, chunks[j]!, options);
+        reading.catch(() => undefined); // awaited in its turn; a failure before then is not unhandled
+        reads[j] = reading;
+      }
+    }
+    if (cancelled()) throw new Error('The sync was cancelled');
+    const read = await reads[i]!;
+    reads[i] = undefined;
+    const tables = await sampleTables(db, read, budget, request.sampleRows, settings.sampleConcurrency);
+    lists.tables.addAll(tables);
+    lists.indexes.addAll(read.indexes);
+    lists.constraints.addAll(read.constraints);
+    lists.functions.addAll(read.functions);
+    lists.views.addAll(read.views);
+    lists.enums.addAll(read.types.enums);
+    lists.domains.addAll(read.types.domains);
+    lists.composites.addAll(read.types.composites);
+    lists.triggers.addAll(read.triggers);
+    lists.sequences.addAll(read.sequences);
+    lists.disabledIndexes.addAll(read.disabledIndexes);
+    lists.indexHealth.addAll(read.indexHealth);
+    for (const warning of read.warnings) warnings.add(warning);
+  }
+  return {
+    schemas: plan.namespaces.map(({ name, owner, comment }) => ({ name, owner, comment })),
+    extensions,
+    warnings: [...warnings, ...samplingWarnings(budget)],
+    lists,
+  };
 }
 
-function visibilityNotes(server: ServerRow, queries: QueriesResult | undefined, withoutSelect: QualifiedName[] | undefined): string[] {
-  const insufficient = queries?.insufficientPrivilege ?? null;
-  const notes: string[] = [];
-  if (!server.superuser && !server.pgReadAllStats) {
-    notes.push(
-      `Role "${server.user}" is not a member of pg_read_all_stats (or pg_monitor): pg_stat_statements hides other roles' query texts. ` +
-        `GRANT pg_read_all_stats TO ${server.user}; shows them.`,
-    );
-  }
-  if (insufficient) notes.push(`${insufficient} pg_stat_statements entries showed <insufficient privilege> and are left out.`);
-  if (queries?.unparseable) {
-    notes.push(`${queries.unparseable} pg_stat_statements entries could not be parsed (such as PostgreSQL 18's "SAVEPOINT $1") and are left out.`);
-  }
-  if (withoutSelect === undefined) notes.push('Table privileges could not be checked.');
-  else if (withoutSelect.length) {
-    notes.push(`${withoutSelect.length} tables cannot be read by this role: no sample rows, and pg_stats hides their columns.`);
-  }
-  return notes;
+export interface SyncOutcome {
+  database: string;
+  /** Parts that are errors in the answer. */
+  failed: string[];
+  /** Characters of the answer that waited in temp files. */
+  spilledChars: number;
+}
+
+export interface StreamOptions {
+  /** True once nobody waits for the answer (the client went away): the read stops early. */
+  cancelled?: () => boolean;
 }
 
 /**
- * Syncs one database. Throws AnalyzerHttpError when it cannot connect at all (the caller answers
- * with that status); once connected, every failure stays inside its part.
+ * Syncs one database into `sink`. Throws AnalyzerHttpError when it cannot connect at all, before
+ * anything is written (the caller answers with that status); once connected, every failure stays
+ * inside its part and the whole answer is written.
  */
-export async function syncDatabase(
-  request: SyncRequest,
-  settings: SyncSettings = DEFAULT_SYNC_SETTINGS,
-): Promise<RemoteSyncResponse> {
+export async function streamSync(request: SyncRequest, settings: SyncSettings, sink: JsonSink, options: StreamOptions = {}): Promise<SyncOutcome> {
   const started = Date.now();
-  let db: Gateway;
+  const { db, server } = await connect(request.db, settings.limits);
+  const spools = new SpoolSet(settings.spoolMemoryChars);
+  const cancelled = options.cancelled ?? (() => false);
   try {
-    db = openGateway(request.db, { limits: settings.limits });
-  } catch (error) {
-    throw classifyConnectionError(error);
-  }
-  try {
-    let server: ServerRow;
-    try {
-      server = await readServer(db);
-    } catch (error) {
-      throw classifyConnectionError(error);
-    }
-    // A pooler that drops startup parameters would leave the session writable: refuse to go on.
-    if (server.readOnly !== 'on') {
-      throw new AnalyzerHttpError(502, 'not_read_only', 'The session could not be made read only (default_transaction_read_only is off), so the analyzer will not use it.');
-    }
+    // The small parts start first, on sessions of their own; the chunks take the sessions left.
+    const queriesRead = Promise.allSettled([readQueries(db, server.databaseOid, server.database, request.queryLimit)]).then(([r]) => r);
+    const withoutSelectRead = Promise.allSettled([listTablesWithoutSelect(db)]).then(([r]) => r);
+    const statsResetRead = Promise.allSettled([readStatsReset(db)]).then(([r]) => r);
+    const [schemaSettled] = await Promise.allSettled([readSchemaInChunks(db, request, settings, spools, cancelled)]);
+    if (cancelled()) throw new Error('The sync was cancelled');
 
-    const [schema, queries, disabledIndexes, withoutSelect, indexHealth] = await Promise.allSettled([
-      readSchema(db, {
-        sampleRows: request.sampleRows,
-        sampleConcurrency: settings.sampleConcurrency,
-        maxSampledTables: settings.maxSampledTables,
-      }),
-      readQueries(db, server.databaseOid, server.database, request.queryLimit),
-      listDisabledIndexes(db),
-      listTablesWithoutSelect(db),
-      readIndexHealth(db, new Date(started)),
-    ]);
+    let schema: SchemaRead | undefined;
+    let schemaError: string | undefined;
+    let disabledIndexes: Result<DisabledIndex[]> | undefined;
+    let indexHealth: Result<IndexHealth> | undefined;
+    const readAt = new Date(started).toISOString();
+    if (schemaSettled.status === 'fulfilled') {
+      schema = schemaSettled.value;
+      const statsReset = await statsResetRead;
+      if (statsReset.status === 'rejected') indexHealth = { type: 'error', error: messageOf(statsReset.reason) };
+    } else {
+      // The schema failed: the indexes' parts were read with it, so they are read again on their own.
+      schemaError = messageOf(schemaSettled.reason);
+      spools.dispose();
+      const [disabled, health] = await Promise.allSettled([listDisabledIndexes(db), readIndexHealth(db, new Date(started))]);
+      disabledIndexes = toResult(disabled);
+      indexHealth = toResult(health);
+    }
+    const queriesSettled = await queriesRead;
+    const queries = toResult<QueriesResult>(queriesSettled);
+    const meta = buildMeta(server, started, queries, await withoutSelectRead);
+    const statsReset = await statsResetRead;
 
-    const queriesResult = toResult<QueriesResult>(queries);
-    const queriesRead = queriesResult.type === 'ok' ? queriesResult.value : undefined;
-    const insufficient = queriesRead?.insufficientPrivilege ?? null;
-    const tablesWithoutSelect = withoutSelect.status === 'fulfilled' ? withoutSelect.value : undefined;
-    const meta: Meta = {
-      version: ANALYZER_VERSION,
-      serverVersion: server.serverVersion,
-      serverVersionNum: server.serverVersionNum,
-      database: server.database,
-      user: server.user,
-      syncedAt: new Date(started).toISOString(),
-      durationMs: Date.now() - started,
-      totalRows: server.totalRows,
-      inferredStatsStrategy: server.totalRows >= STATS_FROM_SOURCE_MIN_ROWS ? 'fromSource' : 'default',
-      visibility: {
-        superuser: server.superuser,
-        pgReadAllStats: server.pgReadAllStats,
-        insufficientPrivilegeStatements: insufficient,
-        tablesWithoutSelect: tablesWithoutSelect ?? [],
-        notes: visibilityNotes(server, queriesRead, tablesWithoutSelect),
-      },
+    const write = (text: string) => sink.write(text);
+    const list = async (name: ListName) => {
+      await write('[');
+      await schema!.lists[name].copyTo(sink);
+      await write(']');
     };
-    return {
-      meta: { type: 'ok', value: meta },
-      schema: toResult(schema),
-      queries: queriesResult.type === 'ok' ? { type: 'ok', value: queriesResult.value.queries } : queriesResult,
-      disabledIndexes: toResult<DisabledIndex[]>(disabledIndexes),
-      indexHealth: toResult(indexHealth),
-    };
+    await write(`{"meta":${JSON.stringify({ type: 'ok', value: meta })},"schema":`);
+    if (schema) {
+      await write(`{"type":"ok","value":{"schemas":${JSON.stringify(schema.schemas)},"tables":`);
+      await list('tables');
+      await write(',"indexes":');
+      await list('indexes');
+      await write(',"constraints":');
+      await list('constraints');
+      await write(',"functions":');
+      await list('functions');
+      await write(',"views":');
+      await list('views');
+      await write(',"types":{"enums":');
+      await list('enums');
+      await write(',"domains":');
+      await list('domains');
+      await write(',"composites":');
+      await list('composites');
+      await write('},"triggers":');
+      await list('triggers');
+      await write(`,"extensions":${JSON.stringify(schema.extensions)},"sequences":`);
+      await list('sequences');
+      await write(`,"warnings":${JSON.stringify(schema.warnings)}}}`);
+    } else {
+      await write(JSON.stringify({ type: 'error', error: schemaError }));
+    }
+    await write(`,"queries":${JSON.stringify(queries.type === 'ok' ? { type: 'ok', value: queries.value.queries } : queries)},"disabledIndexes":`);
+    if (disabledIndexes) await write(JSON.stringify(disabledIndexes));
+    else {
+      await write('{"type":"ok","value":');
+      await list('disabledIndexes');
+      await write('}');
+    }
+    await write(',"indexHealth":');
+    if (indexHealth) await write(JSON.stringify(indexHealth));
+    else {
+      const reset = statsReset.status === 'fulfilled' ? statsReset.value : null;
+      await write(`{"type":"ok","value":{"statsReset":${JSON.stringify(reset)},"readAt":${JSON.stringify(readAt)},"indexes":`);
+      await list('indexHealth');
+      await write('}}');
+    }
+    await write('}');
+    const failed = [
+      ...(schema ? [] : ['schema']),
+      ...(queries.type === 'error' ? ['queries'] : []),
+      ...(disabledIndexes?.type === 'error' ? ['disabledIndexes'] : []),
+      ...(indexHealth?.type === 'error' ? ['indexHealth'] : []),
+    ];
+    return { database: server.database, failed, spilledChars: spools.spilled };
   } finally {
+    spools.dispose();
     await db.close().catch(() => {});
   }
+}
+
+/**
+ * Syncs one database into one value (the demo, the attack suite: small databases). Throws
+ * AnalyzerHttpError when it cannot connect at all; once connected, every failure stays in its part.
+ */
+export async function syncDatabase(request: SyncRequest, settings: SyncSettings = DEFAULT_SYNC_SETTINGS): Promise<RemoteSyncResponse> {
+  const sink = memorySink();
+  await streamSync(request, settings, sink);
+  return JSON.parse(sink.text()) as RemoteSyncResponse;
 }

@@ -1,10 +1,11 @@
 // The last sync result lives in memory only: it holds real sample rows and query texts from the
 // user's database, which have no business in browser storage.
 import { createContext, useContext, useMemo, useState, type ReactNode } from 'react';
-import type { RemoteSyncResponse } from '../shared/analyzer-schema';
+import type { SyncView } from './lib/analyzer';
 
 interface SyncState {
-  result: RemoteSyncResponse;
+  /** A summarized sync from the analyzer (its objects fetched as they are shown), or a whole one (the demo's). */
+  result: SyncView;
   /** The database as the user typed it, with its password hidden. */
   target: string;
   receivedAt: string;

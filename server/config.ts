@@ -21,6 +21,12 @@ export interface Config {
   warmShadows: number;
   /** A warm shadow unused this long is stopped. */
   warmShadowIdleSeconds: number;
+  /**
+   * What of production a CI run's verdict reads and rebuilds in the shadow (VERDICT_SNAPSHOT):
+   * `scoped`, only the relations its queries touch and what planning them needs (advisor/scope.ts);
+   * `full`, the whole database, as verdicts did before (for comparison, npm run bench:verdict).
+   */
+  verdictSnapshot: 'scoped' | 'full';
   /** Background jobs (server/queue/): see README "Background jobs". */
   jobs: { heartbeatSeconds: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
   /** Production history: seconds between snapshots of an environment that has no setting of its own (at least 5). */
@@ -79,6 +85,15 @@ function count(value: string | undefined, fallback: number, name: string): numbe
   return Number(raw);
 }
 
+/** One of `allowed` (the first when unset), said in lower case. */
+function oneOf<T extends string>(value: string | undefined, allowed: readonly [T, ...T[]], name: string): T {
+  const raw = value?.trim().toLowerCase();
+  if (!raw) return allowed[0];
+  const found = allowed.find((option) => option === raw);
+  if (!found) throw new Error(`${name} must be ${allowed.map((option) => `"${option}"`).join(' or ')}, got "${value}"`);
+  return found;
+}
+
 function atLeast(value: number, min: number, name: string): number {
   if (value < min) throw new Error(`${name} must be at least ${min}, got ${value}`);
   return value;
@@ -102,6 +117,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshotMaxAgeSeconds: count(env.SNAPSHOT_MAX_AGE_SECONDS, 3600, 'SNAPSHOT_MAX_AGE_SECONDS'),
     warmShadows: count(env.WARM_SHADOWS, 2, 'WARM_SHADOWS'),
     warmShadowIdleSeconds: count(env.WARM_SHADOW_IDLE_SECONDS, 600, 'WARM_SHADOW_IDLE_SECONDS'),
+    verdictSnapshot: oneOf(env.VERDICT_SNAPSHOT, ['scoped', 'full'], 'VERDICT_SNAPSHOT'),
     jobs: {
       // pg-boss refuses a heartbeat interval under 10 s
       heartbeatSeconds: Math.max(10, count(env.JOB_HEARTBEAT_SECONDS, 30, 'JOB_HEARTBEAT_SECONDS')),

@@ -336,3 +336,137 @@ export const remoteSyncResponseSchema = z.object({
   indexHealth: resultSchema(indexHealthSchema).optional(),
 });
 export type RemoteSyncResponse = z.infer<typeof remoteSyncResponseSchema>;
+
+// ---------------------------------------------------------------- browsing a sync (the SPA)
+// POST /postgres answers the whole RemoteSyncResponse, which on a database of thousands of tables is
+// tens of megabytes. The SPA shows a summary first (POST /postgres/summary: the schemas with their
+// counts, schemas of the same structure grouped) and then fetches the objects it shows, a page at a
+// time, by schema or by search (POST /postgres/objects).
+
+export const schemaCountsSchema = z.object({
+  tables: z.number().int(),
+  views: z.number().int(),
+  indexes: z.number().int(),
+  constraints: z.number().int(),
+  functions: z.number().int(),
+  types: z.number().int(),
+  triggers: z.number().int(),
+  sequences: z.number().int(),
+});
+export type SchemaCounts = z.infer<typeof schemaCountsSchema>;
+
+export const schemaSummaryEntrySchema = z.object({
+  name: z.string(),
+  owner: z.string(),
+  comment: z.string().nullable(),
+  counts: schemaCountsSchema,
+  /**
+   * Fingerprint of the schema's objects and their definitions, its own name (and owners,
+   * statistics, sample rows) left out: two schemas with the same one hold the same structure.
+   */
+  structure: z.string(),
+  /** The id of the group of schemas with the same structure it belongs to; null when no other schema has it. */
+  group: z.string().nullable(),
+});
+export type SchemaSummaryEntry = z.infer<typeof schemaSummaryEntrySchema>;
+
+/** Schemas (two or more, not empty) with the same structure: shown once. */
+export const schemaGroupSchema = z.object({
+  id: z.string(),
+  /** In the order of `schemas`; the first stands for the group. */
+  schemas: z.array(z.string()).min(2),
+  /** Of one schema of the group. */
+  counts: schemaCountsSchema,
+});
+export type SchemaGroup = z.infer<typeof schemaGroupSchema>;
+
+export const schemaSummarySchema = z.object({
+  schemas: z.array(schemaSummaryEntrySchema),
+  groups: z.array(schemaGroupSchema),
+  totals: schemaCountsSchema,
+  extensions: z.array(extensionSchema),
+  /** What could not be read (the structure still was). */
+  warnings: z.array(z.string()),
+});
+export type SchemaSummary = z.infer<typeof schemaSummarySchema>;
+
+/** POST /postgres/summary: the sync's parts, with the schema as a summary (request: syncRequestSchema). */
+export const syncSummaryResponseSchema = z.object({
+  meta: resultSchema(metaSchema),
+  summary: resultSchema(schemaSummarySchema),
+  queries: resultSchema(z.array(queryStatsSchema)),
+  disabledIndexes: resultSchema(z.array(disabledIndexSchema)),
+});
+export type SyncSummaryResponse = z.infer<typeof syncSummaryResponseSchema>;
+
+export const OBJECT_KINDS = ['table', 'view', 'function', 'type', 'trigger', 'sequence'] as const;
+export type ObjectKind = (typeof OBJECT_KINDS)[number];
+export const OBJECTS_LIMIT_DEFAULT = 100;
+export const OBJECTS_LIMIT_MAX = 500;
+export const OBJECTS_SCHEMAS_MAX = 1000;
+
+const schemaNameSchema = z.string().min(1).max(256);
+
+/** POST /postgres/objects: one page of a schema's (or schemas', or the whole database's) objects, optionally searched. */
+export const objectsRequestSchema = z.object({
+  db: connectionStringSchema,
+  /** Only this schema's objects. */
+  schema: schemaNameSchema.optional(),
+  /** Only these schemas' objects (with `schema`: both). */
+  schemas: z.array(schemaNameSchema).max(OBJECTS_SCHEMAS_MAX).optional(),
+  /**
+   * Objects whose name (schema-qualified, without "public.") contains it, case-insensitively; tables
+   * also by a column's name, enums by a label, triggers by their table's name.
+   */
+  q: z.string().trim().max(200).optional(),
+  offset: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(OBJECTS_LIMIT_MAX).default(OBJECTS_LIMIT_DEFAULT),
+  sampleRows: z.number().int().min(0).max(SAMPLE_ROWS_MAX).default(SAMPLE_ROWS_DEFAULT),
+});
+export type ObjectsRequest = z.infer<typeof objectsRequestSchema>;
+export type ObjectsRequestInput = z.input<typeof objectsRequestSchema>;
+
+/** One object of the schema browser: a table comes with its indexes, constraints and triggers. */
+export const schemaObjectSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('table'),
+    table: tableSchema,
+    indexes: z.array(indexSchema),
+    constraints: z.array(constraintSchema),
+    triggers: z.array(triggerSchema),
+  }),
+  z.object({ kind: z.literal('view'), view: viewSchema }),
+  z.object({ kind: z.literal('function'), function: functionSchema }),
+  z.object({ kind: z.literal('enum'), type: enumTypeSchema }),
+  z.object({ kind: z.literal('domain'), type: domainTypeSchema }),
+  z.object({ kind: z.literal('composite'), type: compositeTypeSchema }),
+  z.object({ kind: z.literal('trigger'), trigger: triggerSchema }),
+  z.object({ kind: z.literal('sequence'), sequence: sequenceSchema }),
+]);
+export type SchemaObject = z.infer<typeof schemaObjectSchema>;
+
+export const objectCountsSchema = z.object({
+  table: z.number().int(),
+  view: z.number().int(),
+  function: z.number().int(),
+  type: z.number().int(),
+  trigger: z.number().int(),
+  sequence: z.number().int(),
+});
+export type ObjectCounts = z.infer<typeof objectCountsSchema>;
+
+/**
+ * The objects in the order the browser lists them: tables, views, functions, types (enums, domains,
+ * composites), triggers, sequences; each kind by schema and name.
+ */
+export const objectsResponseSchema = z.object({
+  /** Objects matching, of every kind. */
+  total: z.number().int(),
+  /** Objects matching, per kind: where each kind starts in the list. */
+  counts: objectCountsSchema,
+  offset: z.number().int(),
+  items: z.array(schemaObjectSchema),
+  /** Statistics or samples of these objects that could not be read. */
+  warnings: z.array(z.string()),
+});
+export type ObjectsResponse = z.infer<typeof objectsResponseSchema>;

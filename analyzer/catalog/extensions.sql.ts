@@ -1,5 +1,5 @@
 import type { Extension } from '../../shared/analyzer-schema';
-import type { Gateway } from '../../gateway/index';
+import type { Rows } from './filters';
 
 const extensionsSql = `
 SELECT e.extname AS name, e.extversion AS version, n.nspname AS schema
@@ -7,6 +7,6 @@ FROM pg_catalog.pg_extension e
 JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
 ORDER BY e.extname`;
 
-export function listExtensions(db: Gateway) {
+export function listExtensions(db: Rows) {
   return db.rows<Extension>(extensionsSql);
 }

@@ -1,5 +1,4 @@
-import type { Gateway } from '../../gateway/index';
-import { userSchema } from './filters';
+import { userSchema, type Rows } from './filters';
 
 /**
  * How a column's values are read for sample rows:
@@ -65,7 +64,7 @@ JOIN verdict v ON v.root = c.type
 ORDER BY c.relation, c.attnum`;
 
 /** The columns of the tables `relations` (oids), for the tables about to be sampled only. */
-export async function listSampleColumns(db: Gateway, relations: number[]): Promise<SampleColumnRow[]> {
+export async function listSampleColumns(db: Rows, relations: number[]): Promise<SampleColumnRow[]> {
   if (relations.length === 0) return [];
   return db.rows<SampleColumnRow>(sampleColumnsSql, [relations]);
 }

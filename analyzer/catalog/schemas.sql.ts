@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { schemaInfoSchema } from '../../shared/analyzer-schema';
-import type { Gateway } from '../../gateway/index';
+import type { Rows } from './filters';
 import { userSchema } from './filters';
 
 const schemasSql = `
@@ -12,6 +12,6 @@ LEFT JOIN pg_catalog.pg_description d ON d.objoid = n.oid AND d.classoid = 'pg_c
 WHERE ${userSchema('n')}
 ORDER BY n.nspname`;
 
-export function listSchemas(db: Gateway) {
+export function listSchemas(db: Rows) {
   return db.rows<z.infer<typeof schemaInfoSchema>>(schemasSql);
 }

@@ -1,10 +1,9 @@
 import type { Sequence } from '../../shared/analyzer-schema';
-import type { Gateway } from '../../gateway/index';
-import { userSchema } from './filters';
+import { oidIn, userSchema, type Rows } from './filters';
 
 // Bounds are int8 and may exceed 2^53, so they travel as text. The last value needs a privilege on
 // the sequence; without it we report null rather than fail (pg_sequences does the same).
-const sequencesSql = `
+const sequencesSql = (scope: string) => `
 SELECT n.nspname AS schema,
        c.relname AS name,
        format_type(s.seqtypid, NULL) AS "dataType",
@@ -26,9 +25,14 @@ SELECT n.nspname AS schema,
 FROM pg_catalog.pg_sequence s
 JOIN pg_catalog.pg_class c ON c.oid = s.seqrelid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-WHERE ${userSchema('n')}
+WHERE ${scope}
 ORDER BY n.nspname, c.relname`;
 
-export function listSequences(db: Gateway) {
-  return db.rows<Sequence>(sequencesSql);
+export function listSequences(db: Rows) {
+  return db.rows<Sequence>(sequencesSql(userSchema('n')));
+}
+
+/** The sequences among `relations` (oids). */
+export function sequencesOf(db: Rows, relations: number[]) {
+  return db.rows<Sequence>(sequencesSql(oidIn('c.oid', '$1')), [relations]);
 }

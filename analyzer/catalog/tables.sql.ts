@@ -1,11 +1,10 @@
 import type { Table } from '../../shared/analyzer-schema';
-import type { Gateway } from '../../gateway/index';
-import { userSchema } from './filters';
+import { oidIn, userSchema, type Rows } from './filters';
 
 /** A table as the catalog describes it; columns, statistics and samples are joined in by oid. */
-type TableRow = Omit<Table, 'columns' | 'stats' | 'sampleRows'> & { oid: number };
+export type TableRow = Omit<Table, 'columns' | 'stats' | 'sampleRows'> & { oid: number };
 
-const tablesSql = `
+const tablesSql = (scope: string) => `
 SELECT c.oid,
        n.nspname AS schema,
        c.relname AS name,
@@ -22,9 +21,14 @@ LEFT JOIN pg_catalog.pg_inherits i ON c.relispartition AND i.inhrelid = c.oid
 LEFT JOIN pg_catalog.pg_class pc ON pc.oid = i.inhparent
 LEFT JOIN pg_catalog.pg_namespace pn ON pn.oid = pc.relnamespace
 LEFT JOIN pg_catalog.pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0
-WHERE c.relkind IN ('r', 'p', 'f') AND ${userSchema('n')}
+WHERE c.relkind IN ('r', 'p', 'f') AND ${scope}
 ORDER BY n.nspname, c.relname`;
 
-export function listTables(db: Gateway) {
-  return db.rows<TableRow>(tablesSql);
+export function listTables(db: Rows) {
+  return db.rows<TableRow>(tablesSql(userSchema('n')));
+}
+
+/** The tables among `relations` (oids). */
+export function tablesOf(db: Rows, relations: number[]) {
+  return db.rows<TableRow>(tablesSql(oidIn('c.oid', '$1')), [relations]);
 }

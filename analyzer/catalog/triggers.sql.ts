@@ -1,10 +1,9 @@
 import type { Trigger } from '../../shared/analyzer-schema';
-import type { Gateway } from '../../gateway/index';
-import { userSchema } from './filters';
+import { oidIn, userSchema, type Rows } from './filters';
 
 // Internal triggers implement foreign keys; they are constraints, listed there. Before PostgreSQL 15
 // a trigger copied onto a partition was marked internal too: those (a parent, no constraint) count.
-const triggersSql = `
+const triggersSql = (scope: string) => `
 SELECT n.nspname AS schema,
        c.relname AS table,
        tg.tgname AS name,
@@ -17,9 +16,19 @@ JOIN pg_catalog.pg_class c ON c.oid = tg.tgrelid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_catalog.pg_proc p ON p.oid = tg.tgfoid
 JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace
-WHERE (NOT tg.tgisinternal OR (tg.tgparentid <> 0 AND tg.tgconstraint = 0)) AND ${userSchema('n')}
+WHERE (NOT tg.tgisinternal OR (tg.tgparentid <> 0 AND tg.tgconstraint = 0)) AND ${scope}
 ORDER BY n.nspname, c.relname, tg.tgname`;
 
-export function listTriggers(db: Gateway) {
-  return db.rows<Trigger>(triggersSql);
+export function listTriggers(db: Rows) {
+  return db.rows<Trigger>(triggersSql(userSchema('n')));
+}
+
+/** The triggers of the relations `relations` (oids). */
+export function triggersOf(db: Rows, relations: number[]) {
+  return db.rows<Trigger>(triggersSql(oidIn('tg.tgrelid', '$1')), [relations]);
+}
+
+/** The triggers `triggers` (their own oids). */
+export function triggersById(db: Rows, triggers: number[]) {
+  return db.rows<Trigger>(triggersSql(oidIn('tg.oid', '$1')), [triggers]);
 }

@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import type { compositeTypeSchema, domainTypeSchema, enumTypeSchema, Types } from '../../shared/analyzer-schema';
-import type { Gateway } from '../../gateway/index';
-import { notFromExtension, userSchema } from './filters';
+import { notFromExtension, oidIn, userSchema, type Rows } from './filters';
 
 // Enums, domains and standalone composite types (a table's row type is its table, not a type here).
-const typesSql = `
+const typesSql = (scope: string) => `
 SELECT n.nspname AS schema,
        t.typname AS name,
        t.typtype AS kind,
@@ -20,7 +19,7 @@ FROM pg_catalog.pg_type t
 JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
 LEFT JOIN pg_catalog.pg_class c ON c.oid = t.typrelid
 WHERE (t.typtype IN ('e', 'd') OR (t.typtype = 'c' AND c.relkind = 'c'))
-  AND ${userSchema('n')} AND ${notFromExtension('pg_type', 't.oid')}
+  AND ${notFromExtension('pg_type', 't.oid')} AND ${scope}
 ORDER BY n.nspname, t.typname`;
 
 interface TypeRow {
@@ -35,8 +34,17 @@ interface TypeRow {
   attributes: { name: string; type: string }[] | null;
 }
 
-export async function listTypes(db: Gateway): Promise<Types> {
-  const rows = await db.rows<TypeRow>(typesSql);
+export function listTypes(db: Rows): Promise<Types> {
+  return readTypes(db, typesSql(userSchema('n')), []);
+}
+
+/** The types `types` (their oids). */
+export function typesById(db: Rows, types: number[]): Promise<Types> {
+  return readTypes(db, typesSql(oidIn('t.oid', '$1')), [types]);
+}
+
+async function readTypes(db: Rows, sql: string, params: unknown[]): Promise<Types> {
+  const rows = await db.rows<TypeRow>(sql, params);
   const enums: z.infer<typeof enumTypeSchema>[] = [];
   const domains: z.infer<typeof domainTypeSchema>[] = [];
   const composites: z.infer<typeof compositeTypeSchema>[] = [];

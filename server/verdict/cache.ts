@@ -45,6 +45,8 @@ export interface PlanCachedInput {
   shadows?: WarmShadows;
   /** Shadow slots to plan in; default the process-wide ones. */
   slots?: ShadowSlots;
+  /** Rebuild the whole snapshot in the shadow rather than what the queries need (advisor's AnalyzeOptions.fullShadow). */
+  fullShadow?: boolean;
   /** Queries planned so far, cache hits included, out of all of them. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -82,6 +84,7 @@ export async function planCached(db: Db, input: PlanCachedInput): Promise<PlanCa
         shadow,
         reuseKey,
         slots: INSIDE_A_SLOT,
+        ...(input.fullShadow && { fullShadow: true }),
         onProgress: (p) => {
           if (p.phase === 'queries') input.onProgress?.(hits + p.done, total);
         },

@@ -5,7 +5,8 @@
 // schema cost anything. What it stores (ci_run_analyses, ci_run_query_plans) is judged on read
 // (read.ts, evaluate.ts), so acknowledgements and policy changes apply without re-planning.
 import { and, eq, sql } from 'drizzle-orm';
-import { applyRunSchema, ShadowBusyError, type AppliedRunSchema, type SourceSnapshot } from '../../advisor/index';
+import { applyRunSchema, queryRefs, ShadowBusyError, subsetSnapshot, type AppliedRunSchema, type QueryRefs, type SourceSnapshot } from '../../advisor/index';
+import { loadParser } from '../../shared/sql-fingerprint';
 import { redactConnectionString } from '../../gateway/index';
 import { defaultPolicy, policySchema } from '../../shared/policy';
 import type { RunSchema } from '../../shared/run-schema';
@@ -144,20 +145,28 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
       },
     );
     source = connections[0].connectionString;
-    const snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000 });
     const baseline = await findBaseline(db, run);
     const runSchema = await storedSchema(db, run.id);
     const baselineSchema = baseline ? await storedSchema(db, baseline) : null;
-    // Without the run's schema there is nothing to apply, to the run or (for a like comparison) to its baseline.
-    const applied = runSchema ? applyRunSchema(snapshot.snapshot, runSchema, baselineSchema) : unchanged(snapshot.snapshot);
-    const baselineApplied = runSchema && baselineSchema ? applyRunSchema(snapshot.snapshot, baselineSchema, baselineSchema) : unchanged(snapshot.snapshot);
-
     const queries = await runQueries(db, run.id);
     const baselineQueries = baseline ? await runQueries(db, baseline) : [];
     const runHashes = new Set(queries.map((q) => q.hash));
     // Only the shared queries' baseline costs matter: a run query absent from the baseline is new.
     const shared = baselineQueries.filter((q) => runHashes.has(q.hash));
     const sharedHashes = new Set(shared.map((q) => q.hash));
+
+    // Only what these queries need of production is read (or added to the stored snapshot) and
+    // planned on; the run's schema differences are applied to that part (run-schema.ts).
+    await loadParser();
+    // VERDICT_SNAPSHOT=full (config.ts): production's whole schema, as before verdicts were scoped;
+    // kept for comparison (npm run bench:verdict) and as a way back
+    const whole = services.config.verdictSnapshot === 'full';
+    const refs = whole ? undefined : withRunTypes(queryRefs([...queries, ...shared].map((q) => q.query)), runSchema, baselineSchema);
+    const snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000, ...(refs && { scope: refs }) });
+    const production = refs ? subsetSnapshot(snapshot.snapshot, refs) : snapshot.snapshot;
+    // Without the run's schema there is nothing to apply, to the run or (for a like comparison) to its baseline.
+    const applied = runSchema ? applyRunSchema(production, runSchema, baselineSchema) : unchanged(production);
+    const baselineApplied = runSchema && baselineSchema ? applyRunSchema(production, baselineSchema, baselineSchema) : unchanged(production);
     // lost_index needs the indexes a query uses with production's own schema, where the dropped ones still exist.
     const needProduction = applied.droppedIndexes.length > 0 && applied.digest !== '';
     const total = queries.length + shared.length + (needProduction ? queries.length : 0);
@@ -172,6 +181,7 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
         digest,
         queries: list,
         shadows: warmShadows(services.config),
+        fullShadow: whole,
         onProgress: (done) => progress.write(base + done, total),
       }));
       return result.plans;
@@ -179,7 +189,7 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
     progress.write(0, total, true);
     const runPlans = await plan(applied.digest, applied.snapshot, queries);
     const baselinePlans = await plan(baselineApplied.digest, baselineApplied.snapshot, shared);
-    const productionPlans = needProduction ? await plan('', snapshot.snapshot, queries) : runPlans;
+    const productionPlans = needProduction ? await plan('', production, queries) : runPlans;
 
     const rows = queries.map((q) => {
       const own = runPlans.get(q.hash);
@@ -250,6 +260,26 @@ async function whenNotBusy<T>(fn: () => Promise<T>): Promise<T> {
       await new Promise((resolve) => setTimeout(resolve, BUSY_WAIT_MS));
     }
   }
+}
+
+/**
+ * The names of the types a run's (or its baseline's) columns are declared with, beside the
+ * queries' names: a table or column the run adds may use production's enum or domain, which
+ * the snapshot must then hold.
+ */
+function withRunTypes(refs: QueryRefs, ...schemas: (RunSchema | null)[]): QueryRefs {
+  const types = new Map(refs.types.map((t) => [JSON.stringify(t), t]));
+  for (const schema of schemas) {
+    for (const [, , , type] of schema?.columns ?? []) {
+      const base = type.replace(/(\[\d*\])+$/, '').replace(/\(.*\)$/, '').trim();
+      const m = /^(?:("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\.)?("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)$/.exec(base);
+      if (!m) continue;
+      const unquote = (s: string) => (s.startsWith('"') ? s.slice(1, -1).replace(/""/g, '"') : s);
+      const name = { ...(m[1] !== undefined && { schema: unquote(m[1]) }), name: unquote(m[2]!) };
+      types.set(JSON.stringify(name), name);
+    }
+  }
+  return { ...refs, types: [...types.values()] };
 }
 
 /** Production's own schema: nothing applied. */

@@ -3,9 +3,25 @@
 // cached by its id, also across restarts. A snapshot is reused while younger than the configured
 // age and read from the same production connection; one read per environment at a time, whoever
 // asks (two CI runs arriving together share one read of production).
+//
+// A verdict reads only what its queries need (advisor's scope.ts): with no fresh snapshot, a read
+// scoped to its queries; with a fresh one that lacks some of what they need, that much read now
+// and added to it, under the same id (a query's plan depends on its own relations only, so the
+// plans cached against it stay valid). Analyze asks for everything: a snapshot of everything
+// serves every verdict too.
 import { createHash } from 'node:crypto';
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { readProductionSnapshot, type SourceSnapshot } from '../../advisor/index';
+import {
+  mergeSnapshots,
+  missingFrom,
+  readProductionSnapshot,
+  refsOfScope,
+  unchangedFor,
+  type MissingScope,
+  type QueryRefs,
+  type SnapshotScope,
+  type SourceSnapshot,
+} from '../../advisor/index';
 import { redactConnectionString } from '../../gateway/index';
 import type { SnapshotRefresh } from '../../shared/snapshot';
 import { productionSnapshots } from '../db/schema';
@@ -28,6 +44,13 @@ export interface SnapshotOptions {
   maxAgeMs: number;
   /** Read production now, whatever the age of the stored one. */
   force?: boolean;
+  /**
+   * The names a verdict's queries use: the snapshot needs to hold only what they need (read
+   * scoped, or added to a fresh stored snapshot that lacks it). Without: everything.
+   */
+  scope?: QueryRefs;
+  /** A refresh: read again what the stored snapshot holds (the names it was read for), or everything. */
+  refresh?: boolean;
 }
 
 /** Snapshots kept per environment; older ones go, with the plans cached against them. */
@@ -76,7 +99,7 @@ export function snapshotInProgress(environmentId: string): Promise<unknown> | un
 export async function registerSnapshotJobs(services: Services): Promise<void> {
   await services.queue.work<{ environmentId: string }>(REFRESH_JOB, async ({ environmentId }) => {
     try {
-      await currentSnapshot(services, environmentId, { maxAgeMs: 0, force: true });
+      await currentSnapshot(services, environmentId, { maxAgeMs: 0, force: true, refresh: true });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const connections = await requireProductionConnections(services.store.db, services.secrets, environmentId, '').catch(() => []);
@@ -87,27 +110,90 @@ export async function registerSnapshotJobs(services: Services): Promise<void> {
 
 async function decide(services: Services, environmentId: string, options: SnapshotOptions): Promise<Snapshot> {
   const [production] = await requireProductionConnections(services.store.db, services.secrets, environmentId, 'so its schema and statistics can be read');
-  if (!options.force) {
-    const stored = await freshSnapshot(services, environmentId, production.id, options.maxAgeMs);
-    if (stored) return stored;
+  const row = await latestRow(services, environmentId, production.id);
+  if (row && !options.force && Date.now() - row.readAt.getTime() <= options.maxAgeMs) {
+    const stored = await loadRow(services, environmentId, production.id, row);
+    // A snapshot of everything serves every verdict; a scoped one grows with what its verdicts need.
+    if (stored && !stored.snapshot.scope) return stored;
+    if (stored && options.scope) {
+      const missing = missingFrom(stored.snapshot, options.scope);
+      if (!missing) return stored;
+      const extended = await extendStored(services, stored, production, missing);
+      if (extended) return extended;
+    }
+    // Everything is asked for: read below; an unchanged production keeps the stored snapshot's id.
   }
-  return readAndStore(services, environmentId, production);
+  // A stored scoped snapshot's names are read again with these: if production has not changed
+  // for them, the new read keeps its id and every plan cached against it.
+  const previous = row?.scope ? refsOfScope(row.scope) : undefined;
+  let names: QueryRefs | undefined;
+  if (options.refresh) names = previous;
+  else if (options.scope) names = previous ? unionOf(options.scope, previous) : options.scope;
+  return readAndStore(services, environmentId, production, names, row?.scope ? row : undefined);
 }
 
-async function freshSnapshot(services: Services, environmentId: string, connectionId: string, maxAgeMs: number): Promise<Snapshot | undefined> {
-  const { db } = services.store;
-  const [row] = await db
-    .select({ id: productionSnapshots.id, readAt: productionSnapshots.readAt, digest: productionSnapshots.digest })
+const unionOf = (a: QueryRefs, b: QueryRefs): QueryRefs => {
+  const uniq = <T>(list: T[]) => [...new Map(list.map((x) => [JSON.stringify(x), x])).values()];
+  return { relations: uniq([...a.relations, ...b.relations]), functions: uniq([...a.functions, ...b.functions]), types: uniq([...a.types, ...b.types]) };
+};
+
+interface StoredRow {
+  id: string;
+  readAt: Date;
+  digest: string;
+  /** The stored snapshot's scope, read alone (a snapshot of everything can be large): null for one of everything. */
+  scope: SnapshotScope | null;
+}
+
+/** The latest snapshot stored for the environment's production connection, whatever its age, without its content. */
+async function latestRow(services: Services, environmentId: string, connectionId: string): Promise<StoredRow | undefined> {
+  const [row] = await services.store.db
+    .select({ id: productionSnapshots.id, readAt: productionSnapshots.readAt, digest: productionSnapshots.digest, scope: sql<SnapshotScope | null>`${productionSnapshots.snapshot} -> 'scope'` })
     .from(productionSnapshots)
     .where(and(eq(productionSnapshots.environmentId, environmentId), eq(productionSnapshots.connectionId, connectionId)))
     .orderBy(desc(productionSnapshots.readAt), desc(productionSnapshots.id))
     .limit(1);
-  if (!row || Date.now() - row.readAt.getTime() > maxAgeMs) return undefined;
+  return row;
+}
+
+/** Every relation, type and function a scoped snapshot holds: a read that extends it skips them. */
+function heldBy(snapshot: SourceSnapshot) {
+  const graph = snapshot.graph ?? { relations: {}, types: {}, functions: {} };
+  return { relations: Object.keys(graph.relations), types: Object.keys(graph.types), functions: Object.keys(graph.functions) };
+}
+
+/**
+ * A stored scoped snapshot with what it lacks read from production now and added, under its id.
+ * What it held stays as it was read. Undefined when its row is gone (pruned meanwhile).
+ */
+async function extendStored(services: Services, stored: Snapshot, production: { id: string; connectionString: string }, missing: MissingScope): Promise<Snapshot | undefined> {
+  const more = await readProductionSnapshot(production.connectionString, {
+    scope: { names: missing.names, used: missing.used, needed: missing.needed, types: missing.types, functions: missing.functions, known: heldBy(stored.snapshot) },
+  });
+  const merged = mergeSnapshots(stored.snapshot, more);
+  const digest = digestOf(merged);
+  const updated = await services.store.db
+    .update(productionSnapshots)
+    .set({ snapshot: merged, digest })
+    .where(eq(productionSnapshots.id, stored.id))
+    .returning({ id: productionSnapshots.id });
+  if (!updated.length) return undefined;
+  const snapshot: Snapshot = { ...stored, digest, snapshot: merged };
+  latest.set(stored.environmentId, snapshot);
+  return snapshot;
+}
+
+/** Write counters move with every write to production: they are not what makes plans differ. */
+const digestOf = (source: SourceSnapshot) => createHash('sha256').update(JSON.stringify({ ...source, writes: undefined })).digest('hex');
+
+/** A stored snapshot with its content (kept in memory for the latest one). Undefined when pruned meanwhile. */
+async function loadRow(services: Services, environmentId: string, connectionId: string, row: StoredRow): Promise<Snapshot | undefined> {
+  const { db } = services.store;
   const known = latest.get(environmentId);
-  if (known?.id === row.id) return known;
+  if (known?.id === row.id && known.digest === row.digest) return { ...known, readAt: row.readAt };
   const [full] = await db.select({ snapshot: productionSnapshots.snapshot }).from(productionSnapshots).where(eq(productionSnapshots.id, row.id));
   if (!full) return undefined; // pruned meanwhile
-  const snapshot: Snapshot = { ...row, environmentId, connectionId, snapshot: full.snapshot as SourceSnapshot };
+  const snapshot: Snapshot = { id: row.id, readAt: row.readAt, digest: row.digest, environmentId, connectionId, snapshot: full.snapshot as SourceSnapshot };
   latest.set(environmentId, snapshot);
   return snapshot;
 }
@@ -116,13 +202,29 @@ async function readAndStore(
   services: Services,
   environmentId: string,
   production: { id: string; connectionString: string },
+  scope?: QueryRefs,
+  previous?: StoredRow,
 ): Promise<Snapshot> {
   const { db } = services.store;
-  const source = await readProductionSnapshot(production.connectionString);
+  const source = await readProductionSnapshot(production.connectionString, scope ? { scope: { names: scope } } : {});
   const json = JSON.stringify(source);
-  // Write counters move with every write to production: they are not what makes plans differ.
-  const digest = createHash('sha256').update(JSON.stringify({ ...source, writes: undefined })).digest('hex');
+  const digest = digestOf(source);
   const readAt = new Date();
+  // The stored scoped snapshot, unchanged for all it holds: it takes this read's content (which
+  // holds at least as much) under its id, so the plans cached against it stay.
+  const before = previous ? await loadRow(services, environmentId, production.id, previous) : undefined;
+  if (before && unchangedFor(before.snapshot, source)) {
+    const [kept] = await db
+      .update(productionSnapshots)
+      .set({ readAt, digest, snapshot: source })
+      .where(eq(productionSnapshots.id, before.id))
+      .returning({ id: productionSnapshots.id });
+    if (kept) {
+      const snapshot: Snapshot = { id: kept.id, environmentId, connectionId: production.id, readAt, digest, snapshot: source };
+      latest.set(environmentId, snapshot);
+      return snapshot;
+    }
+  }
   // Production unchanged since the last read: that snapshot, and every plan cached against it, stays valid.
   const [same] = await db
     .update(productionSnapshots)

@@ -101,3 +101,55 @@ export async function startTestAnalyzer(options: StartAnalyzerOptions = {}): Pro
   const analyzer = await startAnalyzer({ port: 0, host: '127.0.0.1', webPort: 3000, env: {}, log: (line) => logs.push(line), ...options });
   return { ...analyzer, logs };
 }
+
+export interface TenantsOptions {
+  /** Superuser SQL on the database being loaded (test/support/postgres.ts's server.query). */
+  query: (sql: string) => Promise<unknown>;
+  count: number;
+  /** Schema names: `${prefix}1` ... */
+  prefix?: string;
+  /** The first number to load (the ones before are there already). Default 1. */
+  first?: number;
+  /** Runs after each copy is loaded and renamed, with its schema's name. */
+  after?: (schema: string) => Promise<void>;
+}
+
+/**
+ * Loads `count` copies of a dump whose objects go to schema public (Pagila, GitLab with its
+ * partition schemas folded in) into schemas t1, t2...: each copy is loaded into a fresh public,
+ * which is then renamed. Ends with an empty public, as a new database has.
+ */
+export async function loadTenants(url: string, file: string, major: PgMajor, options: TenantsOptions): Promise<void> {
+  const prefix = options.prefix ?? 't';
+  for (let i = options.first ?? 1; i < (options.first ?? 1) + options.count; i++) {
+    await options.query('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public');
+    await loadSqlFile(url, file, major);
+    await options.query(`ALTER SCHEMA public RENAME TO ${prefix}${i}; CREATE SCHEMA public`);
+    await options.after?.(`${prefix}${i}`);
+  }
+}
+
+/** POST a JSON body to one of the analyzer's routes. */
+export function postJson(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  return request(baseUrl, { method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+/**
+ * The tests' stand-in for a database of tenants: Pagila in schemas t1..t{count - 1} and a last copy
+ * with one more index (the same structure but for that), rows and statistics in t1, and
+ * pg_stat_statements (in public, otherwise empty). Database `name` on `server`.
+ */
+export async function loadPagilaTenants(
+  server: { major: PgMajor; createDatabase(name: string): Promise<string>; query(sql: string, params?: unknown[], database?: string): Promise<unknown> },
+  { name = 'tenants', count = 4 }: { name?: string; count?: number } = {},
+): Promise<string> {
+  const url = await server.createDatabase(name);
+  const query = (sql: string) => server.query(sql, [], name);
+  await loadTenants(url, PAGILA_SQL, server.major, { count, query });
+  await query(`CREATE INDEX actor_first_name_idx ON t${count}.actor (first_name)`);
+  await query(`INSERT INTO t1.actor (first_name, last_name) SELECT 'First' || i, 'Last' || (i % 7) FROM generate_series(1, 300) i`);
+  await query(`INSERT INTO t1.language (name) VALUES ('English'), ('Italian'), ('Japanese')`);
+  await query('ANALYZE t1.actor, t1.language');
+  await query('CREATE EXTENSION pg_stat_statements');
+  return url;
+}

@@ -1,61 +1,42 @@
-// One kind of object of the synced schema per section, each object one line; tables, views and
-// functions open into their details, rendered only once opened so a schema of thousands of objects
-// stays quick.
-import { useState, type ReactNode } from 'react';
-import type { DbFunction, Extension, Sequence, Table, Trigger, Types, View } from '../../../shared/analyzer-schema';
+// One object of the synced schema per line; tables, views and functions open into their details,
+// rendered only while opened so that the browser's list stays light. Whether an object is open is
+// its list's to keep (a virtualized row is unmounted when scrolled away and mounted again).
+import type { ReactNode } from 'react';
+import type { Constraint, DbFunction, Extension, Index, Sequence, Table, Trigger, Types, View } from '../../../shared/analyzer-schema';
 import { formatBytes, formatNumber } from '../../lib/time';
 import { Badge } from '../Badge';
 import { SqlBlock } from '../SqlBlock';
-import { objectKey, qualified, type TableObjects } from './schema-search';
+import { qualified } from './schema-search';
 import { TableDetails } from './TableDetails';
 
-/** Objects shown before "Show all": enough to scan, few enough to render at once. */
-const PAGE = 100;
-
-/** The objects of one kind under their title ("Tables"), the first PAGE of them until "Show all". */
-export function KindSection<T>({ title, items, render, empty = `No ${title.toLowerCase()}.` }: { title: string; items: T[]; render: (item: T) => ReactNode; empty?: string }) {
-  const [limit, setLimit] = useState(PAGE);
-  const id = `schema-${title.toLowerCase()}`;
-  return (
-    <section className="schema-kind" aria-labelledby={id}>
-      <h3 id={id}>
-        {title} <span className="count">{formatNumber(items.length)}</span>
-      </h3>
-      {items.length === 0 ? (
-        <p className="muted">{empty}</p>
-      ) : (
-        <>
-          <ul className="object-list">{items.slice(0, limit).map(render)}</ul>
-          {items.length > limit ? (
-            <button type="button" className="button button-small" onClick={() => setLimit(items.length)}>
-              Show all {formatNumber(items.length)} {title.toLowerCase()}
-            </button>
-          ) : null}
-        </>
-      )}
-    </section>
-  );
+/** Opened or not, and how to change it: kept by the list. */
+export interface Openable {
+  open: boolean;
+  onToggle: (open: boolean) => void;
 }
 
 /**
  * An object that opens into its details: its name, badges and muted facts on one line, in a
- * <details> whose body renders only after it was first opened.
+ * <details> whose body renders only while it is open.
  */
-function ExpandableObject({ name, badges, facts, children }: { name: ReactNode; badges?: ReactNode; facts: ReactNode; children: () => ReactNode }) {
-  const [opened, setOpened] = useState(false);
+function ExpandableObject({ name, badges, facts, open, onToggle, children }: { name: ReactNode; badges?: ReactNode; facts: ReactNode; children: () => ReactNode } & Openable) {
   return (
-    <li>
-      <details className="object" onToggle={(event) => event.currentTarget.open && setOpened(true)}>
-        <summary>
-          <span className="object-summary">
-            <span className="object-name">{name}</span>
-            {badges}
-            <span className="muted small">{facts}</span>
-          </span>
-        </summary>
-        {opened ? <div className="object-body">{children()}</div> : null}
-      </details>
-    </li>
+    <details
+      className="object"
+      open={open}
+      onToggle={(event) => {
+        if (event.currentTarget.open !== open) onToggle(event.currentTarget.open);
+      }}
+    >
+      <summary>
+        <span className="object-summary">
+          <span className="object-name">{name}</span>
+          {badges}
+          <span className="muted small">{facts}</span>
+        </span>
+      </summary>
+      {open ? <div className="object-body">{children()}</div> : null}
+    </details>
   );
 }
 
@@ -67,27 +48,21 @@ function tableFacts(table: Table): string {
   return facts.join(' · ');
 }
 
-export function TableItem({ table, related }: { table: Table; related: TableObjects }) {
-  const key = objectKey(table.schema, table.name);
+export function TableItem({
+  table,
+  indexes,
+  constraints,
+  triggers,
+  ...openable
+}: { table: Table; indexes: Index[]; constraints: Constraint[]; triggers: Trigger[] } & Openable) {
   return (
-    <ExpandableObject
-      name={qualified(table.schema, table.name)}
-      badges={table.kind !== 'table' ? <Badge>{table.kind}</Badge> : null}
-      facts={tableFacts(table)}
-    >
-      {() => (
-        <TableDetails
-          table={table}
-          indexes={related.indexes.get(key) ?? []}
-          constraints={related.constraints.get(key) ?? []}
-          triggers={related.triggers.get(key) ?? []}
-        />
-      )}
+    <ExpandableObject name={qualified(table.schema, table.name)} badges={table.kind !== 'table' ? <Badge>{table.kind}</Badge> : null} facts={tableFacts(table)} {...openable}>
+      {() => <TableDetails table={table} indexes={indexes} constraints={constraints} triggers={triggers} />}
     </ExpandableObject>
   );
 }
 
-export function ViewItem({ view }: { view: View }) {
+export function ViewItem({ view, ...openable }: { view: View } & Openable) {
   const badges = (
     <>
       {view.materialized ? <Badge>materialized</Badge> : null}
@@ -95,18 +70,19 @@ export function ViewItem({ view }: { view: View }) {
     </>
   );
   return (
-    <ExpandableObject name={qualified(view.schema, view.name)} badges={badges} facts={`${view.columns.length} columns`}>
+    <ExpandableObject name={qualified(view.schema, view.name)} badges={badges} facts={`${view.columns.length} columns`} {...openable}>
       {() => <SqlBlock sql={view.definition} compact />}
     </ExpandableObject>
   );
 }
 
-export function FunctionItem({ fn }: { fn: DbFunction }) {
+export function FunctionItem({ fn, ...openable }: { fn: DbFunction } & Openable) {
   return (
     <ExpandableObject
       name={`${qualified(fn.schema, fn.name)}(${fn.arguments})`}
       badges={fn.kind !== 'function' ? <Badge>{fn.kind}</Badge> : null}
       facts={`${fn.result ? `returns ${fn.result} · ` : ''}${fn.language} · ${fn.volatility}`}
+      {...openable}
     >
       {() => (fn.definition ? <SqlBlock sql={fn.definition} compact /> : <p className="muted">Aggregates have no CREATE statement to show.</p>)}
     </ExpandableObject>
@@ -116,9 +92,9 @@ export function FunctionItem({ fn }: { fn: DbFunction }) {
 /** A line for an object with nothing more to open: its name, then `children` (badges and facts). */
 function ObjectLine({ name, children }: { name: string; children: ReactNode }) {
   return (
-    <li className="object-line">
+    <div className="object-line">
       <span className="object-name">{name}</span> {children}
-    </li>
+    </div>
   );
 }
 
@@ -153,11 +129,12 @@ export function TriggerItem({ trigger }: { trigger: Trigger }) {
 
 export function ExtensionItem({ extension }: { extension: Extension }) {
   return (
-    <ObjectLine name={extension.name}>
+    <li className="extension">
+      <span className="object-name">{extension.name}</span>{' '}
       <span className="muted small">
         {extension.version} in {extension.schema}
       </span>
-    </ObjectLine>
+    </li>
   );
 }
 

@@ -1,8 +1,9 @@
 // @vitest-environment jsdom
 import { cleanup, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DatabaseSchema, QueryStats, RemoteSyncResponse, Table } from '../../../shared/analyzer-schema';
+import type { SyncView } from '../../lib/analyzer';
 import { SyncResult } from './SyncResult';
 
 afterEach(cleanup);
@@ -180,5 +181,67 @@ describe('sync result', () => {
     expect(within(region).getByText(/CREATE INDEX CONCURRENTLY failed/)).toBeTruthy();
     expect(within(screen.getByRole('region', { name: /^Schema/ })).getByRole('alert').textContent).toContain('schema could not be read');
     expect(screen.getByText('No queries recorded yet.')).toBeTruthy();
+  });
+});
+
+describe('sync result from the analyzer: a summary, objects a page at a time', () => {
+  const counts = { tables: 2, views: 1, indexes: 1, constraints: 0, functions: 0, types: 1, triggers: 0, sequences: 0 };
+  const entry = (name: string, group: string | null, structure = 'same') => ({ name, owner: 'app', comment: null, counts, structure, group });
+  const summary = {
+    schemas: [entry('t1', 'g1'), entry('t2', 'g1'), entry('t3', 'g1'), entry('t4', null, 'other')],
+    groups: [{ id: 'g1', schemas: ['t1', 't2', 't3'], counts }],
+    totals: { ...counts, tables: 8, indexes: 4, views: 4, types: 4 },
+    extensions: [{ name: 'plpgsql', version: '1.0', schema: 'pg_catalog' }],
+    warnings: [],
+  };
+  const inSchema = (name: string) => ({ ...schema.tables[0]!, schema: name });
+  const view = (body: { schema?: string; schemas?: string[]; q?: string; offset: number }) => {
+    const name = body.schema ?? 't1';
+    const items = [
+      { kind: 'table' as const, table: { ...inSchema(name), name: body.q ? `${name}_users` : 'users' }, indexes: [], constraints: [], triggers: [] },
+      { kind: 'enum' as const, type: { schema: name, name: 'mood', labels: ['happy', 'sad'] } },
+    ];
+    return { total: items.length, counts: { table: 1, view: 0, function: 0, type: 1, trigger: 0, sequence: 0 }, offset: body.offset, items, warnings: [] };
+  };
+
+  it('lists schemas of the same structure once and asks the analyzer for what it shows', async () => {
+    const requests: { path: string; body: Record<string, unknown> }[] = [];
+    vi.stubGlobal('fetch', async (input: string, init: RequestInit) => {
+      const body = JSON.parse(String(init.body)) as Record<string, unknown>;
+      requests.push({ path: new URL(input).pathname, body });
+      return new Response(JSON.stringify(view(body as never)), { status: 200, headers: { 'content-type': 'application/json' } });
+    });
+    try {
+      const user = userEvent.setup();
+      const result: SyncView = {
+        meta: error('x'),
+        schema: ok({ ...schema, tables: [], indexes: [], views: [] }),
+        queries: ok([]),
+        disabledIndexes: ok([]),
+        browse: { analyzerUrl: 'http://analyzer.test', db: 'postgres://app:secret@db/app', summary: ok(summary) },
+      };
+      render(<SyncResult result={result} />);
+      const region = screen.getByRole('region', { name: /^Schema/ });
+      const schemas = within(region).getByRole('list', { name: 'Schemas' });
+      const group = within(schemas).getByRole('button', { name: /t1 … t3/ });
+      expect(group.textContent).toContain('3 schemas of the same 2 tables');
+      expect(group.getAttribute('aria-pressed')).toBe('true');
+      expect(within(schemas).getAllByRole('button')).toHaveLength(2);
+      expect(await within(region).findByText('t1.users')).toBeTruthy();
+      expect(within(region).getByText('t2 … t3 have the same structure as t1', { exact: false })).toBeTruthy();
+      expect(requests[0]).toEqual({ path: '/postgres/objects', body: { db: 'postgres://app:secret@db/app', schema: 't1', offset: 0, limit: 100 } });
+
+      await user.click(within(schemas).getByRole('button', { name: /^t4/ }));
+      expect(await within(region).findByText('t4.users')).toBeTruthy();
+      expect(requests.at(-1)!.body).toMatchObject({ schema: 't4', offset: 0 });
+
+      // a search goes through each group once: its first schema, and the others
+      await user.type(within(region).getByLabelText('Search schema'), 'users');
+      expect(await within(region).findByText('2 matching objects')).toBeTruthy();
+      expect(requests.at(-1)!.body).toMatchObject({ q: 'users', schemas: ['t1', 't4'], offset: 0 });
+      expect(within(region).getByText('t1.t1_users')).toBeTruthy();
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
