@@ -108,6 +108,20 @@ describe('the analyzer with schema filters in its request', () => {
     expect(JSON.stringify(answer.json)).not.toContain('audit_log');
   });
 
+  it('syncs while another session holds the excluded tables locked: nothing of them is read', async () => {
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE tenant_secret.orders, audit.audit_log IN ACCESS EXCLUSIVE MODE');
+      const answer = await postSync(analyzer.url, { db: url, includeSchemas: INCLUDE, excludeSchemas: EXCLUDE });
+      expect([answer.json.schema.type, answer.json.indexHealth.type, answer.json.schema.value.warnings]).toEqual(['ok', 'ok', []]);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+    }
+  });
+
   it('reads every schema without filters, as the spec\'s { db } request always did', async () => {
     const answer = await postSync(analyzer.url, { db: url });
     expect(answer.json.schema.value.schemas.map((s: { name: string }) => s.name)).toEqual(ALL);
@@ -211,6 +225,25 @@ describe.each(BACKENDS)('a connection with schema filters, the store on %s', (ba
     const health = await readProductionIndexHealth(url, { includeSchemas: INCLUDE, excludeSchemas: EXCLUDE });
     expect(schemasIn(health.indexes)).toEqual(['tenant_1', 'tenant_2']);
     expect(health.indexes.filter((i) => i.kinds.includes('duplicate')).map((i) => `${i.schema}.${i.name}`)).toEqual(['tenant_1.orders_customer_again', 'tenant_2.orders_customer_again']);
+  });
+
+  it('never touches an excluded schema: its tables locked by another session, every filtered reader still answers', async () => {
+    const locker = new pg.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE tenant_secret.orders, audit.audit_log IN ACCESS EXCLUSIVE MODE');
+      // unfiltered, the same read waits for the lock and gives up (lock_timeout 2 s): the lock is in the way
+      await expect(readProductionIndexHealth(url)).rejects.toThrow(/lock/i);
+      const health = await readProductionIndexHealth(url, { includeSchemas: INCLUDE, excludeSchemas: EXCLUDE });
+      expect(schemasIn(health.indexes)).toEqual(['tenant_1', 'tenant_2']);
+      const snapshot = await currentSnapshot(server.services, envId, { maxAgeMs: 0, force: true });
+      expect(schemasIn(snapshot.snapshot.relations)).toEqual(ALLOWED);
+      await caller().queries.syncProduction({ id: envId });
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+    }
   });
 
   it("reads the verdict's production snapshot of the allowed schemas only, and again when the filters change", async () => {
