@@ -5,6 +5,7 @@
 // of it to rebuild at all (shadow-schema.ts).
 import { escapeIdentifier, escapeLiteral } from '../gateway/index.js';
 import type { SourceDdl, SourceIndex } from './source.js';
+import { allowedSchema, schemaFilterParams, type SchemaFilters } from '../shared/schema-filters.js';
 
 export type Row = Record<string, unknown>;
 /** Runs one catalog query of the snapshot's read-only transaction. */
@@ -39,8 +40,11 @@ export const notFromExtension = (oid: string, catalog: string) =>
   `NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.classid = 'pg_catalog.${catalog}'::pg_catalog.regclass AND d.objid = ${oid} AND d.deptype = 'e')`;
 
 /** The application's schemas; public is left out, every database has it. */
-async function readSchemas(q: CatalogQuery): Promise<DdlEntry[]> {
-  const rows = await q(`SELECT n.nspname AS name FROM pg_catalog.pg_namespace n WHERE ${SYSTEM_SCHEMAS} AND n.nspname <> 'public' AND ${notFromExtension('n.oid', 'pg_namespace')} ORDER BY 1`);
+async function readSchemas(q: CatalogQuery, filters?: SchemaFilters): Promise<DdlEntry[]> {
+  const rows = await q(
+    `SELECT n.nspname AS name FROM pg_catalog.pg_namespace n WHERE ${SYSTEM_SCHEMAS} AND n.nspname <> 'public' AND ${notFromExtension('n.oid', 'pg_namespace')} AND ${allowedSchema('n', '$1', '$2')} ORDER BY 1`,
+    schemaFilterParams(filters),
+  );
   return rows.map((r) => ({ kind: 'schema', name: String(r.name), sql: `CREATE SCHEMA IF NOT EXISTS ${escapeIdentifier(String(r.name))}` }));
 }
 
@@ -231,9 +235,9 @@ async function readViews(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry
  * with a filter, only those objects (schemas and extensions are always read whole: they are few).
  * A scoped read keeps every foreign key of its tables, `references` saying which table each needs.
  */
-export async function readSchemaDdl(q: CatalogQuery, filter?: ReadFilter): Promise<{ ddl: DdlEntry[]; indexes: SourceIndex[] }> {
+export async function readSchemaDdl(q: CatalogQuery, filter?: ReadFilter, schemaFilters?: SchemaFilters): Promise<{ ddl: DdlEntry[]; indexes: SourceIndex[] }> {
   const ddl = [
-    ...(await readSchemas(q)),
+    ...(await readSchemas(q, schemaFilters)),
     ...(await readExtensions(q)),
     ...(await readTypes(q, filter)),
     ...(await readFunctions(q, filter)),

@@ -316,7 +316,7 @@ export async function scopedObjects(q: CatalogQuery, request: ScopeRequest, sear
  * The whole database's graph, for a snapshot of everything: the same edges, read for every
  * relation, type and function the shadow copies.
  */
-export async function wholeGraph(q: CatalogQuery): Promise<SnapshotGraph> {
+export async function wholeGraph(q: CatalogQuery, allowed?: ReadFilter): Promise<SnapshotGraph> {
   const ids = await q(
     `SELECT 'relation' AS what, c.oid::int AS oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE ${COPIED_RELATION('c', 'n')}
      UNION ALL SELECT 'type', t.oid::int FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
@@ -324,7 +324,13 @@ export async function wholeGraph(q: CatalogQuery): Promise<SnapshotGraph> {
      UNION ALL SELECT 'function', p.oid::int FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE ${COPIED_FUNCTION('p', 'n')}`,
   );
   const of = (what: string) => ids.filter((r) => r.what === what).map((r) => Number(r.oid));
-  const [relations, types, functions] = [of('relation'), of('type'), of('function')];
+  const within = (oids: number[], list: number[] | undefined) => {
+    if (!list) return oids;
+    const set = new Set(list);
+    return oids.filter((o) => set.has(o));
+  };
+  // With schema filters: only the allowed schemas' objects (source-filters.ts).
+  const [relations, types, functions] = [within(of('relation'), allowed?.relations), within(of('type'), allowed?.types), within(of('function'), allowed?.functions)];
   const edges = [...(await relationEdges(q, relations)), ...(await typeEdges(q, types)), ...(await functionEdges(q, functions))];
   return graphOf(q, relations, types, functions, edges);
 }

@@ -7,6 +7,8 @@ import { readSchemaDdl, type CatalogQuery, type Row } from './source-schema.js';
 import { scopedObjects, wholeGraph, type ScopeRequest } from './source-scope.js';
 import { readColumns, readEndpoints, readRelations, readServerFacts, readSettings, readStats } from './source-stats.js';
 import { readTableWrites, type SourceTableWrites } from './source-writes.js';
+import { allowedObjects, intersect, withoutExcluded } from './source-filters.js';
+import { hasSchemaFilters, type SchemaFilters } from '../shared/schema-filters.js';
 
 export interface SourceRelation {
   schema: string;
@@ -101,6 +103,8 @@ export interface SourceSnapshot {
    * a part of a snapshot, scope.ts).
    */
   scope?: SnapshotScope;
+  /** The connection's schema filters it was read with; absent: every schema. */
+  schemaFilters?: SchemaFilters;
 }
 
 export interface SourceDdl {
@@ -163,6 +167,8 @@ export interface ReadSourceOptions {
    * (`scope`). Default: everything.
    */
   scope?: ScopeRequest;
+  /** Only the schemas these allow are read (source-filters.ts); the snapshot records them. */
+  schemaFilters?: SchemaFilters;
 }
 
 /** Opens the source through the gateway, reads one snapshot and closes it; nothing is written. */
@@ -187,36 +193,44 @@ export async function readSourceSnapshot(connectionString: string, options: Read
 async function readSource(tx: ReadOnlyTransaction, options: ReadSourceOptions): Promise<SourceSnapshot> {
   const q: CatalogQuery = (sql, params) => tx.rows<Row>(sql, params ?? []);
   const server = await readServerFacts(q);
+  const filters = hasSchemaFilters(options.schemaFilters) ? options.schemaFilters : undefined;
+  // With schema filters every reader is scoped to the allowed schemas' objects, by oid.
+  const allowed = filters ? await allowedObjects(q, filters) : undefined;
   if (options.scope) {
     // Only what the queries need: their relations and what those need, nothing else locked or read.
     const scoped = await scopedObjects(q, options.scope, server.searchPath);
-    const { ddl, indexes } = await readSchemaDdl(q, scoped.filter);
-    const relations = await readRelations(q, scoped.filter);
+    const filter = allowed ? intersect(scoped.filter, allowed) : scoped.filter;
+    const { graph, scope } = filters ? withoutExcluded(scoped.graph, scoped.scope, filters) : scoped;
+    const { ddl, indexes } = await readSchemaDdl(q, filter, filters);
+    const relations = await readRelations(q, filter);
     return {
       ...server,
       settings: await readSettings(q),
       ddl,
       relations,
       indexes,
-      columns: await readColumns(q, scoped.filter),
+      columns: await readColumns(q, filter),
       stats: await readStats(q, relations),
-      endpoints: await readEndpoints(tx, options.statementTimeoutMs, scoped.filter),
-      writes: await readTableWrites(q, scoped.filter),
-      graph: scoped.graph,
-      scope: scoped.scope,
+      endpoints: await readEndpoints(tx, options.statementTimeoutMs, filter),
+      writes: await readTableWrites(q, filter),
+      graph,
+      scope,
+      ...(filters && { schemaFilters: filters }),
     };
   }
-  const { ddl, indexes } = await readSchemaDdl(q);
+  const { ddl, indexes } = await readSchemaDdl(q, allowed, filters);
+  const relations = await readRelations(q, allowed);
   return {
     ...server,
     settings: await readSettings(q),
     ddl,
-    relations: await readRelations(q),
+    relations,
     indexes,
-    columns: await readColumns(q),
-    stats: await readStats(q),
-    endpoints: await readEndpoints(tx, options.statementTimeoutMs),
-    writes: await readTableWrites(q),
-    graph: await wholeGraph(q),
+    columns: await readColumns(q, allowed),
+    stats: await readStats(q, allowed ? relations : undefined),
+    endpoints: await readEndpoints(tx, options.statementTimeoutMs, allowed),
+    writes: await readTableWrites(q, allowed),
+    graph: await wholeGraph(q, allowed),
+    ...(filters && { schemaFilters: filters }),
   };
 }

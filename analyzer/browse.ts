@@ -20,6 +20,7 @@ import type {
   SyncSummaryResponse,
 } from '../shared/analyzer-schema';
 import { messageOf, type Gateway } from '../gateway/index';
+import type { SchemaFilters } from '../shared/schema-filters';
 import { listDisabledIndexes } from './catalog/disabled-indexes.sql';
 import { listExtensions } from './catalog/extensions.sql';
 import { listObjectsPage } from './catalog/objects.sql';
@@ -133,8 +134,8 @@ class StructureHasher {
 
 // ---------------------------------------------------------------- summary
 
-async function readSummary(db: Gateway, settings: SyncSettings): Promise<{ summary: SchemaSummary; disabledIndexes: DisabledIndex[] }> {
-  const [plan, extensions] = await Promise.all([planChunks(db, settings.chunkWeight), listExtensions(db)]);
+async function readSummary(db: Gateway, settings: SyncSettings, filters: SchemaFilters): Promise<{ summary: SchemaSummary; disabledIndexes: DisabledIndex[] }> {
+  const [plan, extensions] = await Promise.all([planChunks(db, settings.chunkWeight, filters), listExtensions(db)]);
   const hasher = new StructureHasher(plan.namespaces);
   const disabledIndexes: DisabledIndex[] = [];
   const warnings = new Set<string>();
@@ -164,17 +165,17 @@ async function readSummary(db: Gateway, settings: SyncSettings): Promise<{ summa
  */
 export async function syncSummary(request: SyncRequest, settings: SyncSettings): Promise<SyncSummaryResponse> {
   const started = Date.now();
-  const { db, server } = await connect(request.db, settings.limits);
+  const { db, server } = await connect(request.db, settings.limits, request);
   try {
     const [queries, withoutSelect, read] = await Promise.allSettled([
-      readQueries(db, server.databaseOid, server.database, request.queryLimit),
-      listTablesWithoutSelect(db),
-      readSummary(db, settings),
+      readQueries(db, server.databaseOid, server.database, request.queryLimit, request),
+      listTablesWithoutSelect(db, request),
+      readSummary(db, settings, request),
     ]);
     const queriesResult = toResult<QueriesResult>(queries);
     let disabledIndexes: SyncSummaryResponse['disabledIndexes'];
     if (read.status === 'fulfilled') disabledIndexes = { type: 'ok', value: read.value.disabledIndexes };
-    else disabledIndexes = toResult((await Promise.allSettled([listDisabledIndexes(db)]))[0]);
+    else disabledIndexes = toResult((await Promise.allSettled([listDisabledIndexes(db, request)]))[0]);
     return {
       meta: { type: 'ok', value: buildMeta(server, started, queriesResult, withoutSelect) },
       summary: read.status === 'fulfilled' ? { type: 'ok', value: read.value.summary } : { type: 'error', error: messageOf(read.reason) },
@@ -206,10 +207,10 @@ function queues<T>(items: T[], keyOf: (item: T) => string) {
  * connect at all.
  */
 export async function listObjects(request: ObjectsRequest, settings: SyncSettings): Promise<ObjectsResponse> {
-  const { db } = await connect(request.db, settings.limits);
+  const { db } = await connect(request.db, settings.limits, request);
   try {
     const schemas = request.schema !== undefined ? [request.schema].filter((s) => !request.schemas || request.schemas.includes(s)) : (request.schemas ?? null);
-    const { counts, page } = await listObjectsPage(db, schemas, (request.q ?? '').toLowerCase(), request.offset, request.limit);
+    const { counts, page } = await listObjectsPage(db, schemas, (request.q ?? '').toLowerCase(), request.offset, request.limit, request);
     const oidsOf = (...kinds: string[]) => page.filter(([kind]) => kinds.includes(kind)).map(([, oid]) => oid);
     const relations = oidsOf('table', 'view', 'sequence');
     const kinds = new Set<string>([

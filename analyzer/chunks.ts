@@ -23,6 +23,7 @@ import type {
 } from '../shared/analyzer-schema';
 import type { IndexHealthEntry } from '../shared/index-health';
 import { groupBy } from '../shared/collections';
+import type { SchemaFilters } from '../shared/schema-filters';
 import { messageOf, type Gateway, type ReadOnlyTransaction } from '../gateway/index';
 import { columnStatsOf, type ColumnStatsRow } from './catalog/column-stats.sql';
 import { columnsOf, type ColumnRow } from './catalog/columns.sql';
@@ -70,13 +71,14 @@ export interface ChunkPlan {
  * schema's functions, types and domain constraints go with the first chunk holding a relation of it
  * or of a schema after it (the last chunk when none does): every list stays in schema order.
  */
-export async function planChunks(db: Gateway, weightLimit: number): Promise<ChunkPlan> {
+export async function planChunks(db: Gateway, weightLimit: number, filters?: SchemaFilters): Promise<ChunkPlan> {
+  // The schema filters apply here, once: every later read is scoped to the oids planned.
   const [namespaces, relations, types, functions, extensionRelations] = await Promise.all([
-    listNamespaces(db),
-    listRelations(db),
-    listTypeOids(db),
-    listFunctionOids(db),
-    listExtensionRelations(db),
+    listNamespaces(db, filters),
+    listRelations(db, filters),
+    listTypeOids(db, filters),
+    listFunctionOids(db, filters),
+    listExtensionRelations(db, filters),
   ]);
   const rank = new Map(namespaces.map((n, i) => [n.oid, i]));
   const chunks: Chunk[] = [];

@@ -14,13 +14,14 @@
 // oldest; every other is listed.
 import type { IndexHealth, IndexHealthEntry, IndexHealthKind } from '../shared/index-health';
 import type { Gateway } from '../gateway/index';
+import type { SchemaFilters } from '../shared/schema-filters';
 import { listIndexFacts, readStatsReset, type IndexFactsRow } from './catalog/index-health.sql';
 
 const qualified = (i: Pick<IndexFactsRow, 'schema' | 'name'>) => `${i.schema}.${i.name}`;
 
-/** Reads and judges the indexes of the connected database. */
-export async function readIndexHealth(db: Gateway, now: Date = new Date()): Promise<IndexHealth> {
-  const [facts, statsReset] = await Promise.all([listIndexFacts(db), readStatsReset(db)]);
+/** Reads and judges the indexes of the connected database, of the schemas the filters allow. */
+export async function readIndexHealth(db: Gateway, now: Date = new Date(), filters?: SchemaFilters): Promise<IndexHealth> {
+  const [facts, statsReset] = await Promise.all([listIndexFacts(db, filters), readStatsReset(db)]);
   return { statsReset, readAt: now.toISOString(), indexes: judgeIndexes(facts) };
 }
 

@@ -7,6 +7,9 @@ import { fingerprintOf, formatQuery, loadParser } from '../shared/sql-fingerprin
 import { listStatements } from './catalog/statements.sql';
 import { mergeStatements, type StatementWithText } from './statement-merge';
 import type { Gateway } from '../gateway/index';
+import type { SchemaFilters } from '../shared/schema-filters';
+import { relationsOf, type Relation } from './statement-relations';
+import { statementSchemaFilter } from './statement-schemas';
 
 /** What pg_stat_statements shows for another role's statement without pg_read_all_stats. */
 const INSUFFICIENT_PRIVILEGE = '<insufficient privilege>';
@@ -15,40 +18,6 @@ const SYSTEM_SCHEMAS = new Set(['pg_catalog', 'information_schema']);
 
 // A driver's session plumbing: nothing in it for a query plan to explain.
 const SESSION_STATEMENTS = new Set(['TransactionStmt', 'VariableSetStmt', 'VariableShowStmt', 'DiscardStmt', 'DeallocateStmt']);
-
-interface Relation {
-  schema: string | undefined;
-  name: string;
-}
-
-/** The relations (and set-returning functions) a statement reads, from its parse tree. */
-function relationsOf(tree: unknown): Relation[] {
-  const relations: Relation[] = [];
-  const cteNames = new Set<string>();
-  const walk = (node: unknown, inRangeFunction: boolean): void => {
-    if (Array.isArray(node)) {
-      for (const item of node) walk(item, inRangeFunction);
-      return;
-    }
-    if (!node || typeof node !== 'object') return;
-    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-      if (key === 'RangeVar') {
-        const rangeVar = value as { schemaname?: string; relname?: string };
-        if (rangeVar.relname) relations.push({ schema: rangeVar.schemaname, name: rangeVar.relname });
-      } else if (key === 'CommonTableExpr') {
-        const name = (value as { ctename?: string }).ctename;
-        if (name) cteNames.add(name);
-      } else if (key === 'FuncCall' && inRangeFunction) {
-        const parts = ((value as { funcname?: { String?: { sval?: string } }[] }).funcname ?? []).map((p) => p.String?.sval ?? '');
-        const name = parts.at(-1);
-        if (name) relations.push({ schema: parts.length > 1 ? parts[0] : undefined, name });
-      }
-      walk(value, inRangeFunction || key === 'RangeFunction');
-    }
-  };
-  walk(tree, false);
-  return relations.filter((r) => r.schema !== undefined || !cteNames.has(r.name));
-}
 
 function isSystemRelation({ schema, name }: Relation): boolean {
   return schema !== undefined ? SYSTEM_SCHEMAS.has(schema) : name.startsWith('pg_');
@@ -182,8 +151,8 @@ export interface QueriesResult {
  * The connected database's statements, most total time first, at most `limit` entries. Only the
  * entries kept are pretty-printed: deparsing is the costly step.
  */
-export async function readQueries(db: Gateway, databaseOid: number, database: string, limit: number): Promise<QueriesResult> {
-  const [rows] = await Promise.all([listStatements(db, databaseOid, database), loadParser()]);
+export async function readQueries(db: Gateway, databaseOid: number, database: string, limit: number, filters?: SchemaFilters): Promise<QueriesResult> {
+  const [rows, keep] = await Promise.all([listStatements(db, databaseOid, database), loadParser().then(() => statementSchemaFilter(db, filters))]);
   let insufficientPrivilege = 0;
   let unparseable = 0;
   const groups = new Map<string, StatementWithText[]>();
@@ -195,6 +164,7 @@ export async function readQueries(db: Gateway, databaseOid: number, database: st
     const withText = row as StatementWithText;
     const hash = catalogHash(withText.query);
     if (hash === null) continue;
+    if (keep && !keep(withText.query)) continue; // it names a schema the connection's filters leave out
     if (hash === UNPARSEABLE) {
       unparseable++;
       continue;

@@ -11,6 +11,8 @@ import { readStatementsInfo, type StatementsInfo } from './catalog/statements-in
 import { classifyError, DEFAULT_LIMITS, messageOf, openGateway, redactConnectionString, type Gateway, type SessionLimits } from '../gateway/index';
 import { isDataQuery } from '../shared/data-queries';
 import { loadParser } from '../shared/sql-fingerprint';
+import type { SchemaFilters } from '../shared/schema-filters';
+import { statementSchemaFilter } from './statement-schemas';
 
 /** Connecting or reading failed; the message is safe to show (it never carries the password). */
 export class StatementsReadError extends Error {
@@ -38,6 +40,8 @@ export interface ReadOptions {
   /** Most statements to keep (by total time). */
   limit: number;
   limits?: SessionLimits;
+  /** The connection's schema filters: entries naming a schema they leave out are dropped (statement-schemas.ts). */
+  schemaFilters?: SchemaFilters;
 }
 
 /** One pg_stat_statements entry's cumulative counters, under the catalog's fingerprint of its text. */
@@ -65,16 +69,20 @@ export interface StatementCounters {
  * takes the difference entry by entry, so one entry's reset or eviction never moves the others).
  * pg_stat_statements_info is read before and after, to tell a reset that happened meanwhile.
  */
-export async function readStatementCounters(connectionString: string, options: { limits?: SessionLimits } = {}): Promise<StatementCounters> {
+export async function readStatementCounters(connectionString: string, options: { limits?: SessionLimits; schemaFilters?: SchemaFilters } = {}): Promise<StatementCounters> {
   return withReadOnlySession(connectionString, options.limits, async (pool, server) => {
     const before = await readStatementsInfo(pool);
-    const [rows] = await Promise.all([listStatements(pool, server.databaseOid, server.database), loadParser()]);
+    const [rows, keep] = await Promise.all([
+      listStatements(pool, server.databaseOid, server.database),
+      loadParser().then(() => statementSchemaFilter(pool, options.schemaFilters)),
+    ]);
     const after = before ? await readStatementsInfo(pool) : null;
     const counters: StatementCounter[] = [];
     for (const row of rows) {
       if (row.query === null || row.query === '<insufficient privilege>' || !isDataQuery(row.query)) continue;
       const hash = catalogHashOf(row.query);
       if (hash === null) continue;
+      if (keep && !keep(row.query)) continue;
       counters.push({
         entry: `${row.userid ?? ''}/${row.queryid ?? ''}/${row.toplevel === false ? 'f' : 't'}`,
         hash,
@@ -124,7 +132,7 @@ async function withReadOnlySession<T>(
 
 export async function readDatabaseStatements(connectionString: string, options: ReadOptions): Promise<DatabaseStatements> {
   return withReadOnlySession(connectionString, options.limits, async (pool, server) => {
-    const { queries, insufficientPrivilege, unparseable } = await readQueries(pool, server.databaseOid, server.database, options.limit);
+    const { queries, insufficientPrivilege, unparseable } = await readQueries(pool, server.databaseOid, server.database, options.limit, options.schemaFilters);
     const kept = queries.filter((q) => isDataQuery(q.query));
     return {
       database: server.database,

@@ -2,6 +2,7 @@
 // settings, and the meta part (who we are, what we could see).
 import { STATS_FROM_SOURCE_MIN_ROWS, type Meta, type QualifiedName, type Result } from '../shared/analyzer-schema';
 import { DEFAULT_LIMITS, messageOf, openGateway, type Gateway, type SessionLimits } from '../gateway/index';
+import type { SchemaFilters } from '../shared/schema-filters';
 import { readServer, type ServerRow } from './catalog/server.sql';
 import { AnalyzerHttpError, classifyConnectionError } from './errors';
 import type { QueriesResult } from './queries';
@@ -41,7 +42,7 @@ export interface Connected {
  * Opens the gateway and reads who we are. Throws AnalyzerHttpError when it cannot connect at all
  * or the session is not read only (the caller answers with that status); nothing is left open then.
  */
-export async function connect(db: string, limits: SessionLimits): Promise<Connected> {
+export async function connect(db: string, limits: SessionLimits, filters?: SchemaFilters): Promise<Connected> {
   let gateway: Gateway;
   try {
     gateway = openGateway(db, { limits });
@@ -51,7 +52,7 @@ export async function connect(db: string, limits: SessionLimits): Promise<Connec
   try {
     let server: ServerRow;
     try {
-      server = await readServer(gateway);
+      server = await readServer(gateway, filters);
     } catch (error) {
       throw classifyConnectionError(error);
     }

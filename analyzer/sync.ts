@@ -38,7 +38,7 @@ async function readSchemaInChunks(
   spools: SpoolSet,
   cancelled: () => boolean,
 ): Promise<SchemaRead> {
-  const [plan, extensions, referencedIndexes] = await Promise.all([planChunks(db, settings.chunkWeight), listExtensions(db), listReferencedIndexes(db)]);
+  const [plan, extensions, referencedIndexes] = await Promise.all([planChunks(db, settings.chunkWeight, request), listExtensions(db), listReferencedIndexes(db)]);
   const lists = Object.fromEntries(LISTS.map((name) => [name, spools.spool()])) as Record<ListName, Spool>;
   const options = { stats: true, health: true, sampleRows: request.sampleRows, referencedIndexes, extensionRelations: plan.extensionRelations };
   const budget = sampleBudget(settings.maxSampledTables);
@@ -99,13 +99,13 @@ export interface StreamOptions {
  */
 export async function streamSync(request: SyncRequest, settings: SyncSettings, sink: JsonSink, options: StreamOptions = {}): Promise<SyncOutcome> {
   const started = Date.now();
-  const { db, server } = await connect(request.db, settings.limits);
+  const { db, server } = await connect(request.db, settings.limits, request);
   const spools = new SpoolSet(settings.spoolMemoryChars);
   const cancelled = options.cancelled ?? (() => false);
   try {
     // The small parts start first, on sessions of their own; the chunks take the sessions left.
-    const queriesRead = Promise.allSettled([readQueries(db, server.databaseOid, server.database, request.queryLimit)]).then(([r]) => r);
-    const withoutSelectRead = Promise.allSettled([listTablesWithoutSelect(db)]).then(([r]) => r);
+    const queriesRead = Promise.allSettled([readQueries(db, server.databaseOid, server.database, request.queryLimit, request)]).then(([r]) => r);
+    const withoutSelectRead = Promise.allSettled([listTablesWithoutSelect(db, request)]).then(([r]) => r);
     const statsResetRead = Promise.allSettled([readStatsReset(db)]).then(([r]) => r);
     const [schemaSettled] = await Promise.allSettled([readSchemaInChunks(db, request, settings, spools, cancelled)]);
     if (cancelled()) throw new Error('The sync was cancelled');
@@ -123,7 +123,7 @@ export async function streamSync(request: SyncRequest, settings: SyncSettings, s
       // The schema failed: the indexes' parts were read with it, so they are read again on their own.
       schemaError = messageOf(schemaSettled.reason);
       spools.dispose();
-      const [disabled, health] = await Promise.allSettled([listDisabledIndexes(db), readIndexHealth(db, new Date(started))]);
+      const [disabled, health] = await Promise.allSettled([listDisabledIndexes(db, request), readIndexHealth(db, new Date(started), request)]);
       disabledIndexes = toResult(disabled);
       indexHealth = toResult(health);
     }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { connectionStringSchema } from './validation';
 import { indexHealthSchema } from './index-health';
+import { excludeSchemasSchema, includeSchemasSchema } from './schema-filters';
 
 export const SAMPLE_ROWS_DEFAULT = 5;
 export const SAMPLE_ROWS_MAX = 100;
@@ -18,6 +19,9 @@ export const syncRequestSchema = z.object({
   db: connectionStringSchema,
   sampleRows: z.number().int().min(0).max(SAMPLE_ROWS_MAX).default(SAMPLE_ROWS_DEFAULT),
   queryLimit: z.number().int().min(1).max(QUERY_LIMIT_MAX).default(QUERY_LIMIT_DEFAULT),
+  // Optional, so the spec's `{ db }` is still a whole request: which schemas to read (shared/schema-filters.ts).
+  includeSchemas: includeSchemasSchema.optional(),
+  excludeSchemas: excludeSchemasSchema.optional(),
 });
 export type SyncRequest = z.infer<typeof syncRequestSchema>;
 /** What a caller sends: sampleRows and queryLimit may be left out. */
@@ -422,6 +426,8 @@ export const objectsRequestSchema = z.object({
   offset: z.number().int().min(0).default(0),
   limit: z.number().int().min(1).max(OBJECTS_LIMIT_MAX).default(OBJECTS_LIMIT_DEFAULT),
   sampleRows: z.number().int().min(0).max(SAMPLE_ROWS_MAX).default(SAMPLE_ROWS_DEFAULT),
+  includeSchemas: includeSchemasSchema.optional(),
+  excludeSchemas: excludeSchemasSchema.optional(),
 });
 export type ObjectsRequest = z.infer<typeof objectsRequestSchema>;
 export type ObjectsRequestInput = z.input<typeof objectsRequestSchema>;

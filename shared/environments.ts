@@ -2,6 +2,7 @@
 // catalog; shared by the tRPC router, the REST adapter (via the OpenAPI document) and the SPA.
 import { z } from 'zod';
 import { isoDate } from './dates';
+import { excludeSchemasSchema, includeSchemasSchema } from './schema-filters';
 import {
   connectionStringSchema,
   idSchema,
@@ -41,7 +42,10 @@ export const connectionSummary = z.object({
   role: roleSchema,
   createdAt: isoDate,
   maskedConnectionString: z.string().meta({ description: 'The connection string with its password replaced by ****' }),
+  includeSchemas: z.array(z.string()).meta({ description: 'Glob patterns of the schemas read through this connection; empty: every schema' }),
+  excludeSchemas: z.array(z.string()).meta({ description: 'Glob patterns of schemas never read through this connection (wins over include)' }),
 });
+export type ConnectionSummary = z.infer<typeof connectionSummary>;
 export const repoLink = z.object({ id: z.string(), repo: z.string(), createdAt: isoDate });
 
 /** Shortest interval between two snapshots of one environment. */
@@ -86,6 +90,15 @@ export const addConnectionInput = z.object({
   role: roleSchema.default('other'),
   // its masked form is stored as text, so it must be text PostgreSQL can hold
   connectionString: connectionStringSchema.refine(isPlainLine, 'Connection string must not contain control characters'),
+  includeSchemas: includeSchemasSchema.default([]),
+  excludeSchemas: excludeSchemasSchema.default([]),
+});
+/** A connection's schema filters; a list left out keeps its value. */
+export const updateConnectionInput = z.object({
+  id: pathParam(id),
+  connectionId: pathParam(id),
+  includeSchemas: includeSchemasSchema.optional(),
+  excludeSchemas: excludeSchemasSchema.optional(),
 });
 export const removeConnectionInput = z.object({ id: pathParam(id), connectionId: pathParam(id) });
 

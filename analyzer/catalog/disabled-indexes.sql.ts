@@ -1,6 +1,7 @@
 import type { DisabledIndex } from '../../shared/analyzer-schema';
 import type { Gateway } from '../../gateway/index';
-import { userSchema } from './filters';
+import { schemaFilterParams, type SchemaFilters } from '../../shared/schema-filters';
+import { allowedSchema, userSchema } from './filters';
 
 // A failed CREATE INDEX CONCURRENTLY leaves an index that is maintained on writes but never used by
 // the planner (invalid), or not even maintained (not ready). Either costs without helping.
@@ -19,9 +20,9 @@ FROM pg_catalog.pg_index i
 JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
 JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
 JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
-WHERE (NOT i.indisvalid OR NOT i.indisready) AND ${userSchema('n')}
+WHERE (NOT i.indisvalid OR NOT i.indisready) AND ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')}
 ORDER BY n.nspname, t.relname, c.relname`;
 
-export function listDisabledIndexes(db: Gateway) {
-  return db.rows<DisabledIndex>(disabledIndexesSql);
+export function listDisabledIndexes(db: Gateway, filters?: SchemaFilters) {
+  return db.rows<DisabledIndex>(disabledIndexesSql, schemaFilterParams(filters));
 }

@@ -7,6 +7,9 @@ export function userSchema(namespaceAlias: string): string {
   return `${n}.nspname NOT IN ('pg_catalog', 'information_schema') AND ${n}.nspname OPERATOR(pg_catalog.!~~) 'pg\\_toast%' AND ${n}.nspname OPERATOR(pg_catalog.!~~) 'pg\\_temp\\_%'`;
 }
 
+/** The connection's schema filters as an SQL predicate with bound patterns (one definition for the analyzer and the advisor). */
+export { allowedSchema } from '../../shared/schema-filters';
+
 /** SQL predicate: the object (of catalog `catalog`) does not belong to an extension. */
 export function notFromExtension(catalog: string, oidExpression: string): string {
   return `NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend dep WHERE dep.classid = 'pg_catalog.${catalog}'::pg_catalog.regclass AND dep.objid = ${oidExpression} AND dep.deptype = 'e')`;

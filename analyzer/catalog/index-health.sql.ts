@@ -1,5 +1,6 @@
 import type { Gateway } from '../../gateway/index';
-import { isoTimestamp, notFromExtension, userSchema } from './filters';
+import { schemaFilterParams, type SchemaFilters } from '../../shared/schema-filters';
+import { allowedSchema, isoTimestamp, notFromExtension, userSchema } from './filters';
 
 /** One index as index health judges it (analyzer/index-health.ts classifies). */
 export interface IndexFactsRow {
@@ -96,7 +97,7 @@ JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
 JOIN pg_catalog.pg_am am ON am.oid = c.relam
 JOIN key_columns kc ON kc.indexrelid = i.indexrelid
 LEFT JOIN foreign_keys fk ON fk.conrelid = i.indrelid
-WHERE NOT c.relispartition AND t.relkind IN ('r', 'p', 'm') AND ${userSchema('n')} AND ${notFromExtension('pg_class', 't.oid')}
+WHERE NOT c.relispartition AND t.relkind IN ('r', 'p', 'm') AND ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')} AND ${notFromExtension('pg_class', 't.oid')}
 ORDER BY n.nspname, t.relname, c.relname`;
 
 // pg_stat_reset() sets it; null means the counters run since the database was created (or since
@@ -106,8 +107,8 @@ SELECT ${isoTimestamp('d.stats_reset')} AS "statsReset"
 FROM pg_catalog.pg_stat_database d
 WHERE d.datname = pg_catalog.current_database()`;
 
-export function listIndexFacts(db: Gateway) {
-  return db.rows<IndexFactsRow>(indexFactsSql);
+export function listIndexFacts(db: Gateway, filters?: SchemaFilters) {
+  return db.rows<IndexFactsRow>(indexFactsSql, schemaFilterParams(filters));
 }
 
 export async function readStatsReset(db: Gateway): Promise<string | null> {

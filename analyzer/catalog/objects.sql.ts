@@ -1,5 +1,6 @@
 import type { ObjectCounts } from '../../shared/analyzer-schema';
-import { notFromExtension, userSchema, type Rows } from './filters';
+import { schemaFilterParams, type SchemaFilters } from '../../shared/schema-filters';
+import { allowedSchema, notFromExtension, userSchema, type Rows } from './filters';
 
 /** [kind, oid, schema, name, trigger name or null] of one object of a page (a trigger's name is its table's). */
 export type ObjectRef = ['table' | 'view' | 'function' | 'enum' | 'domain' | 'composite' | 'trigger' | 'sequence', number, string, string, string | null];
@@ -16,8 +17,8 @@ const qualified = (schema: string, name: string) =>
 // pg_catalog's lower and strpos, no operator a user could have defined.
 const matches = (text: string) => `pg_catalog.strpos(pg_catalog.lower(${text}), $2) > 0`;
 const search = (...texts: string[]) => `($2 = '' OR ${texts.map(matches).join(' OR ')})`;
-// $1: the schemas to list (null: all).
-const inSchemas = (n: string) => `($1::pg_catalog.name[] IS NULL OR ${n}.nspname = ANY ($1::pg_catalog.name[]))`;
+// $1: the schemas to list (null: all); $5 and $6: the connection's schema filters.
+const inSchemas = (n: string) => `($1::pg_catalog.name[] IS NULL OR ${n}.nspname = ANY ($1::pg_catalog.name[])) AND ${allowedSchema(n, '$5', '$6')}`;
 
 // Every object the schema browser lists, with the keys it is sorted by: the kind's rank, then schema
 // and name as each kind's list sorts them (functions by their arguments too, triggers by table, then
@@ -69,7 +70,7 @@ SELECT (SELECT coalesce(json_object_agg(k.kind, k.n), '{}')
         FROM (SELECT * FROM objects o ORDER BY o.rank, o.sub, o.schema, o.name, o.name2, o.args OFFSET $3 LIMIT $4) p) AS page`;
 
 /** One page of the objects of `schemas` (null: every schema) matching `search` (lower case; '' for all). */
-export async function listObjectsPage(db: Rows, schemas: string[] | null, search: string, offset: number, limit: number): Promise<ObjectsPage> {
-  const [row] = await db.rows<ObjectsPage>(objectsSql, [schemas, search, offset, limit]);
+export async function listObjectsPage(db: Rows, schemas: string[] | null, search: string, offset: number, limit: number, filters?: SchemaFilters): Promise<ObjectsPage> {
+  const [row] = await db.rows<ObjectsPage>(objectsSql, [schemas, search, offset, limit, ...schemaFilterParams(filters)]);
   return row ?? { counts: {}, page: [] };
 }

@@ -1,4 +1,5 @@
-import { notFromExtension, userSchema, type Rows } from './filters';
+import { schemaFilterParams, type SchemaFilters } from '../../shared/schema-filters';
+import { allowedSchema, notFromExtension, userSchema, type Rows } from './filters';
 
 /** A user schema, in the order of every per-schema list of the sync (by name, as PostgreSQL sorts `name`). */
 export interface NamespaceRow {
@@ -18,11 +19,13 @@ SELECT n.oid::int8::float8 AS oid,
        pg_catalog.quote_ident(n.nspname) AS quoted
 FROM pg_catalog.pg_namespace n
 LEFT JOIN pg_catalog.pg_description d ON d.objoid = n.oid AND d.classoid = 'pg_catalog.pg_namespace'::pg_catalog.regclass AND d.objsubid = 0
-WHERE ${userSchema('n')}
+WHERE ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')}
 ORDER BY n.nspname`;
 
-export function listNamespaces(db: Rows) {
-  return db.rows<NamespaceRow>(namespacesSql);
+// Every statement of the plan takes the connection's schema filters as $1 and $2: the chunks are
+// cut from what these return, so a schema the filters leave out is never read.
+export function listNamespaces(db: Rows, filters?: SchemaFilters) {
+  return db.rows<NamespaceRow>(namespacesSql, schemaFilterParams(filters));
 }
 
 /** [oid, namespace oid, relkind, weight]: a relation as the chunk planner sees it. */
@@ -40,11 +43,11 @@ SELECT c.oid::int8::float8 AS oid,
 FROM pg_catalog.pg_class c
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN (SELECT i.indrelid, count(*)::int AS n FROM pg_catalog.pg_index i GROUP BY i.indrelid) ix ON ix.indrelid = c.oid
-WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm', 'S') AND ${userSchema('n')}
+WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm', 'S') AND ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')}
 ORDER BY n.nspname, c.relname`;
 
-export function listRelations(db: Rows) {
-  return db.rows<RelationRow>(relationsSql, [], { arrays: true });
+export function listRelations(db: Rows, filters?: SchemaFilters) {
+  return db.rows<RelationRow>(relationsSql, schemaFilterParams(filters), { arrays: true });
 }
 
 /** [oid, namespace oid, 'e' | 'd' | 'c', belongs to an extension]: a user type as the chunk planner sees it. */
@@ -60,10 +63,10 @@ SELECT t.oid::int8::float8 AS oid,
 FROM pg_catalog.pg_type t
 JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
 LEFT JOIN pg_catalog.pg_class c ON c.oid = t.typrelid
-WHERE (t.typtype IN ('e', 'd') OR (t.typtype = 'c' AND c.relkind = 'c')) AND ${userSchema('n')}`;
+WHERE (t.typtype IN ('e', 'd') OR (t.typtype = 'c' AND c.relkind = 'c')) AND ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')}`;
 
-export function listTypeOids(db: Rows) {
-  return db.rows<TypeRow>(typesSql, [], { arrays: true });
+export function listTypeOids(db: Rows, filters?: SchemaFilters) {
+  return db.rows<TypeRow>(typesSql, schemaFilterParams(filters), { arrays: true });
 }
 
 /** [oid, namespace oid]: a user function (not an extension's). */
@@ -73,8 +76,8 @@ const functionsSql = `
 SELECT p.oid::int8::float8 AS oid, p.pronamespace::int8::float8 AS namespace
 FROM pg_catalog.pg_proc p
 JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-WHERE ${userSchema('n')} AND ${notFromExtension('pg_proc', 'p.oid')}`;
+WHERE ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')} AND ${notFromExtension('pg_proc', 'p.oid')}`;
 
-export function listFunctionOids(db: Rows) {
-  return db.rows<FunctionRow>(functionsSql, [], { arrays: true });
+export function listFunctionOids(db: Rows, filters?: SchemaFilters) {
+  return db.rows<FunctionRow>(functionsSql, schemaFilterParams(filters), { arrays: true });
 }

@@ -1,5 +1,6 @@
 import type { Gateway } from '../../gateway/index';
-import { userSchema } from './filters';
+import { schemaFilterParams, type SchemaFilters } from '../../shared/schema-filters';
+import { allowedSchema, userSchema } from './filters';
 
 export interface ServerRow {
   serverVersion: string;
@@ -29,10 +30,11 @@ SELECT version() AS "serverVersion",
         FROM pg_catalog.pg_class c
         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
         LEFT JOIN pg_catalog.pg_stat_all_tables s ON s.relid = c.oid
-        WHERE c.relkind IN ('r', 'm') AND ${userSchema('n')}) AS "totalRows"`;
+        WHERE c.relkind IN ('r', 'm') AND ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')}) AS "totalRows"`;
 
-export async function readServer(db: Gateway): Promise<ServerRow> {
-  const [row] = await db.rows<ServerRow>(serverSql);
+/** Who we are, and the rows of the schemas the filters allow (the statistics strategy follows them). */
+export async function readServer(db: Gateway, filters?: SchemaFilters): Promise<ServerRow> {
+  const [row] = await db.rows<ServerRow>(serverSql, schemaFilterParams(filters));
   if (!row) throw new Error('The server returned no row for its own version');
   return row;
 }

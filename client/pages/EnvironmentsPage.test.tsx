@@ -87,6 +87,36 @@ describe('/environments/:id', () => {
     expect(await within(section).findByText('No database connections yet.')).toBeTruthy();
   });
 
+  it('adds a connection with schema filters, shows them, refuses a regex and changes them', async () => {
+    const id = await createEnvironment('Tenants', 'tenants-filters');
+    const user = userEvent.setup();
+    renderApp(`/environments/${id}`, { trpcUrl });
+    const section = await screen.findByRole('region', { name: /Database Connections/ });
+    const add = within(section).getByRole('form', { name: 'Add a connection' });
+    await user.type(within(add).getByLabelText('Label'), 'Primary');
+    await user.type(within(add).getByLabelText('Connection string'), 'postgresql://reader:hunter2@db.internal/app');
+    await user.type(within(add).getByLabelText('Exclude schemas'), '^tenant_.*$');
+    expect(await within(add).findByText(/globs, not regular expressions/)).toBeTruthy();
+    await user.clear(within(add).getByLabelText('Exclude schemas'));
+    await user.type(within(add).getByLabelText('Include schemas'), 'tenant_*, public');
+    await user.type(within(add).getByLabelText('Exclude schemas'), 'tenant_test');
+    await user.click(within(add).getByRole('button', { name: 'Add connection' }));
+
+    const table = await within(section).findByRole('table', { name: 'Database connections' });
+    expect(await within(table).findByText('only tenant_*, public except tenant_test')).toBeTruthy();
+
+    await user.click(within(table).getByRole('button', { name: 'Edit schema filters of Primary' }));
+    const edit = within(section).getByRole('form', { name: 'Schema filters of Primary' });
+    await user.clear(within(edit).getByLabelText('Include schemas'));
+    await user.clear(within(edit).getByLabelText('Exclude schemas'));
+    await user.type(within(edit).getByLabelText('Exclude schemas'), 'audit');
+    await user.click(within(edit).getByRole('button', { name: 'Save schema filters' }));
+    expect(await within(table).findByText('all schemas except audit')).toBeTruthy();
+    const stored = await server.api<{ connections: { includeSchemas: string[]; excludeSchemas: string[] }[] }>('GET', `/env/${id}`);
+    expect(stored.body.connections[0]).toMatchObject({ includeSchemas: [], excludeSchemas: ['audit'] });
+    expect(document.body.textContent).not.toContain('hunter2');
+  });
+
   it('shows the server’s conflict beside the repository field when the repo belongs to another environment', async () => {
     const owner = await createEnvironment('Web', 'web');
     await server.api('POST', `/env/${owner}/repos`, { repo: 'acme/web' });

@@ -9,6 +9,7 @@ import { analyzeSnapshot, ShadowSlots, sharedShadowSlots, type DropTrial, type D
 import { readIndexHealth } from '../../analyzer/index-health';
 import { openGateway } from '../../gateway/index';
 import type { PlannedQuery } from '../../shared/analysis';
+import type { SchemaFilters } from '../../shared/schema-filters';
 import type { DropEffect, EnvironmentIndexHealth, IndexHealth, IndexHealthEntry } from '../../shared/index-health';
 import { analysisRuns } from '../db/schema';
 import type { Db } from '../db/store';
@@ -25,10 +26,11 @@ const MAX_QUERIES_PER_INDEX = 200;
 const DROPPABLE = new Set(['unused', 'duplicate', 'redundant']);
 
 /** Reads production's index health, read-only, through the gateway. */
-export async function readProductionIndexHealth(connectionString: string): Promise<IndexHealth> {
+export async function readProductionIndexHealth(connectionString: string, schemaFilters?: SchemaFilters): Promise<IndexHealth> {
   const gateway = openGateway(connectionString, { limits: { poolSize: 1 } });
   try {
-    return await readIndexHealth(gateway);
+    // only the indexes of the schemas the connection's filters allow are read
+    return await readIndexHealth(gateway, new Date(), schemaFilters);
   } finally {
     await gateway.close().catch(() => undefined);
   }

@@ -8,6 +8,7 @@ import { rankIndexes, resolveIndexNames, type ShadowSlots } from '../../advisor/
 import { messageOf, redactConnectionString } from '../../gateway/index';
 import type { AnalysisStatus, PlannedQuery, WorkloadBudget } from '../../shared/analysis';
 import type { DropEffect, IndexHealth } from '../../shared/index-health';
+import type { SchemaFilters } from '../../shared/schema-filters';
 import { analysisRuns, catalogQueries } from '../db/schema';
 import type { Db } from '../db/store';
 import { badRequest, isUniqueViolation, upstream } from '../errors';
@@ -34,6 +35,8 @@ interface AnalysisResult {
 }
 
 export interface AnalysisOptions {
+  /** The production connection's schema filters: index health reads only the schemas they allow. */
+  schemaFilters?: SchemaFilters;
   /** Shadow slots to plan in (tests); default the process-wide ones. */
   slots?: ShadowSlots;
   /** A budget for the indexes chosen for the whole workload. */
@@ -109,8 +112,9 @@ async function runAnalysisJob(services: Services, job: AnalysisJob): Promise<voi
   // gone (its environment deleted) or finished by an earlier attempt that stopped before completing its job
   if (row?.status !== 'running') return;
   let source: string;
+  let schemaFilters: SchemaFilters;
   try {
-    [{ connectionString: source }] = await requireProductionConnections(db, services.secrets, job.environmentId, 'so its planner statistics can be used');
+    [{ connectionString: source, schemaFilters }] = await requireProductionConnections(db, services.secrets, job.environmentId, 'so its planner statistics can be used');
   } catch (error) {
     // removed since, or sealed under another SECRET_KEY: said on the analysis, not retried
     await db
@@ -121,7 +125,7 @@ async function runAnalysisJob(services: Services, job: AnalysisJob): Promise<voi
   }
   const slots = localSlots.get(job.analysisId);
   localSlots.delete(job.analysisId);
-  await runAnalysis(services, job.analysisId, job.environmentId, source, { budget: job.budget, hiddenIndexes: job.hiddenIndexes, slots });
+  await runAnalysis(services, job.analysisId, job.environmentId, source, { budget: job.budget, hiddenIndexes: job.hiddenIndexes, slots, schemaFilters });
 }
 
 async function readStatus(db: Db, id: string): Promise<AnalysisStatus> {
@@ -194,7 +198,7 @@ async function runAnalysis(services: Services, id: string, environmentId: string
     const hidden = options.hiddenIndexes ?? [];
     // Read before the snapshot: reading one probes the extremes of B-tree-indexed columns, which
     // counts as scans of those indexes. A what-if analysis changes no index health.
-    const findings = hidden.length ? undefined : await readIndexFindings(source);
+    const findings = hidden.length ? undefined : await readIndexFindings(source, options.schemaFilters);
     let result: AnalysisResult = { queries: [], indexes: [], warnings: [] };
     let planning: PlanningContext | undefined;
     if (queries.length > 0) {

@@ -9,6 +9,7 @@ import { rankIndexes, resolveIndexNames, withoutIndexes, type QueryInput, type S
 import { redactConnectionString } from '../../gateway/index';
 import type { PlannedQuery, WorkloadBudget } from '../../shared/analysis';
 import type { DropEffect, IndexHealth } from '../../shared/index-health';
+import type { SchemaFilters } from '../../shared/schema-filters';
 import type { Services } from '../trpc';
 import { planCached, type CachedPlan } from '../verdict/cache';
 import { warmShadows } from '../verdict/shadows';
@@ -30,8 +31,8 @@ export const inputsOf = (queries: { hash: string; query: string; calls: number |
   queries.map((q) => ({ hash: q.hash, query: q.query, calls: q.calls ?? undefined }));
 
 /** Production's index health, or the error that kept it from being read (an analysis goes on without it). */
-export function readIndexFindings(source: string): Promise<IndexHealth | Error> {
-  return readProductionIndexHealth(source).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+export function readIndexFindings(source: string, schemaFilters?: SchemaFilters): Promise<IndexHealth | Error> {
+  return readProductionIndexHealth(source, schemaFilters).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }
 
 /**

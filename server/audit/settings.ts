@@ -1,7 +1,7 @@
 // What an audited change touches, read before and after it: the settings a person set, never a
 // secret (connection strings and webhook URLs are not settings of this kind and are never read here).
 import { and, eq } from 'drizzle-orm';
-import { environments, memberships, users } from '../db/schema';
+import { connections, environments, memberships, users } from '../db/schema';
 import type { Db } from '../db/store';
 import { readStoredPolicy } from '../domain/policy';
 
@@ -31,6 +31,17 @@ export const auditSettings = {
     if (!id) return null;
     const [row] = await db.select({ policy: environments.policy }).from(environments).where(eq(environments.id, id));
     return row ? readStoredPolicy(row.policy) : null;
+  },
+  /** A connection's schema filters (its string is a secret and never read here). */
+  async connectionFilters(db: Db, input: Record<string, unknown>) {
+    const id = decoded(input.id);
+    const connectionId = decoded(input.connectionId);
+    if (!id || !connectionId) return null;
+    const [row] = await db
+      .select({ includeSchemas: connections.includeSchemas, excludeSchemas: connections.excludeSchemas })
+      .from(connections)
+      .where(and(eq(connections.environmentId, id), eq(connections.id, connectionId)));
+    return row ?? null;
   },
   async member(db: Db, input: Record<string, unknown>) {
     const id = decoded(input.id);

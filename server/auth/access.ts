@@ -72,6 +72,7 @@ export const ACCESS: Record<string, Declaration> = {
   'audit.list': { rule: { need: 'env-list', role: 'owner' } },
 
   'connections.add': owner,
+  'connections.update': { ...owner, audit: { settings: auditSettings.connectionFilters } },
   'connections.remove': owner,
   'repos.link': editor,
   'repos.unlink': editor,

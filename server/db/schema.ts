@@ -38,6 +38,10 @@ export const connections = pgTable(
     connectionStringEncrypted: text('connection_string_encrypted').notNull(),
     // Kept beside the ciphertext so listing an environment needs no decryption.
     maskedConnectionString: text('masked_connection_string').notNull(),
+    // Schema filters (shared/schema-filters.ts): glob patterns of the schemas querytrail reads
+    // through this connection; empty include means every schema.
+    includeSchemas: text('include_schemas').array().notNull().default(sql`'{}'::text[]`),
+    excludeSchemas: text('exclude_schemas').array().notNull().default(sql`'{}'::text[]`),
     createdAt: createdAt(),
   },
   (t) => [index('connections_environment_idx').on(t.environmentId, t.createdAt)],

@@ -3,7 +3,8 @@
 // reads: production sync takes their pg_stat_statements, Analyze their planner statistics.
 import { and, asc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { addConnectionInput } from '../../shared/environments';
+import type { addConnectionInput, ConnectionSummary, updateConnectionInput } from '../../shared/environments';
+import type { SchemaFilters } from '../../shared/schema-filters';
 import { maskConnectionString } from '../../shared/validation';
 import { connections } from '../db/schema';
 import type { Db } from '../db/store';
@@ -12,7 +13,11 @@ import { newId } from '../ids';
 import { SecretUnreadableError, type Secrets } from '../secrets';
 import { notFoundInEnvironment, requireEnvironment } from './environments';
 
-export async function addConnection(db: Db, secrets: Secrets, input: z.infer<typeof addConnectionInput>): Promise<{ id: string }> {
+type AddInput = z.infer<typeof addConnectionInput>;
+/** The filters may be left out (the demo, tests): no filters. */
+type AddConnection = Omit<AddInput, 'includeSchemas' | 'excludeSchemas'> & Partial<Pick<AddInput, 'includeSchemas' | 'excludeSchemas'>>;
+
+export async function addConnection(db: Db, secrets: Secrets, input: AddConnection): Promise<{ id: string }> {
   const id = newId('conn');
   await db.transaction(async (tx) => {
     await requireEnvironment(tx, input.id);
@@ -23,9 +28,34 @@ export async function addConnection(db: Db, secrets: Secrets, input: z.infer<typ
       role: input.role,
       connectionStringEncrypted: secrets.encrypt(input.connectionString),
       maskedConnectionString: maskConnectionString(input.connectionString),
+      includeSchemas: input.includeSchemas ?? [],
+      excludeSchemas: input.excludeSchemas ?? [],
     });
   });
   return { id };
+}
+
+/** Changes a connection's schema filters (only the lists given); the connection as listed, never its string. */
+export async function updateConnection(db: Db, input: z.infer<typeof updateConnectionInput>): Promise<ConnectionSummary> {
+  const changes = {
+    ...(input.includeSchemas !== undefined ? { includeSchemas: input.includeSchemas } : {}),
+    ...(input.excludeSchemas !== undefined ? { excludeSchemas: input.excludeSchemas } : {}),
+  };
+  const where = and(eq(connections.id, input.connectionId), eq(connections.environmentId, input.id));
+  const columns = {
+    id: connections.id,
+    label: connections.label,
+    role: connections.role,
+    createdAt: connections.createdAt,
+    maskedConnectionString: connections.maskedConnectionString,
+    includeSchemas: connections.includeSchemas,
+    excludeSchemas: connections.excludeSchemas,
+  };
+  const [row] = Object.keys(changes).length
+    ? await db.update(connections).set(changes).where(where).returning(columns)
+    : await db.select(columns).from(connections).where(where);
+  if (!row) return notFoundInEnvironment(db, input.id, notFound(`Connection ${input.connectionId}`));
+  return { ...row, createdAt: row.createdAt.toISOString() };
 }
 
 export async function removeConnection(db: Db, environmentId: string, connectionId: string): Promise<void> {
@@ -39,6 +69,8 @@ export async function removeConnection(db: Db, environmentId: string, connection
 interface ProductionConnection {
   id: string;
   label: string;
+  /** Which schemas to read through it (applied in SQL by every reader). */
+  schemaFilters: SchemaFilters;
   /** Decrypted: pass it to the gateway only, never to a response or a log. */
   connectionString: string;
 }
@@ -51,11 +83,22 @@ interface ProductionConnection {
 export async function requireProductionConnections(db: Db, secrets: Secrets, environmentId: string, purpose: string): Promise<[ProductionConnection, ...ProductionConnection[]]> {
   const environment = await requireEnvironment(db, environmentId);
   const rows = await db
-    .select({ id: connections.id, label: connections.label, sealed: connections.connectionStringEncrypted })
+    .select({
+      id: connections.id,
+      label: connections.label,
+      sealed: connections.connectionStringEncrypted,
+      includeSchemas: connections.includeSchemas,
+      excludeSchemas: connections.excludeSchemas,
+    })
     .from(connections)
     .where(and(eq(connections.environmentId, environmentId), eq(connections.role, 'production')))
     .orderBy(asc(connections.createdAt), asc(connections.id));
-  const [first, ...more] = rows.map(({ id, label, sealed }) => ({ id, label, connectionString: openSealed(secrets, label, sealed) }));
+  const [first, ...more] = rows.map(({ id, label, sealed, includeSchemas, excludeSchemas }) => ({
+    id,
+    label,
+    connectionString: openSealed(secrets, label, sealed),
+    schemaFilters: { includeSchemas, excludeSchemas },
+  }));
   if (!first) {
     throw conflict(`Environment "${environment.name}" has no connection with role production; add one (POST /env/${environmentId}/connections) ${purpose}`);
   }

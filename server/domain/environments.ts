@@ -67,6 +67,8 @@ export async function readEnvironment(db: Db, id: string, defaultIntervalSeconds
         role: connections.role,
         createdAt: connections.createdAt,
         maskedConnectionString: connections.maskedConnectionString,
+        includeSchemas: connections.includeSchemas,
+        excludeSchemas: connections.excludeSchemas,
       })
       .from(connections)
       .where(eq(connections.environmentId, env.id))

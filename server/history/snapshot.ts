@@ -9,6 +9,7 @@ import type { Db } from '../db/store';
 import { rowsOf, withRetry } from '../catalog/sql';
 import type { Services } from '../trpc';
 import { diffCounters, sumByHash, type Counter, type Figures } from './deltas';
+import type { SchemaFilters } from '../../shared/schema-filters';
 import { announceNewQueries, announceRegressions } from './announce';
 
 export interface ConnectionOutcome {
@@ -27,17 +28,23 @@ export interface SnapshotOutcome {
   points: number;
 }
 
-type Target = { id: string; label: string; connectionString: string | null; error?: string };
+type Target = { id: string; label: string; connectionString: string | null; schemaFilters?: SchemaFilters; error?: string };
 
 async function productionTargets(services: Services, environmentId: string): Promise<Target[]> {
   const rows = await services.store.db
-    .select({ id: connections.id, label: connections.label, sealed: connections.connectionStringEncrypted })
+    .select({
+      id: connections.id,
+      label: connections.label,
+      sealed: connections.connectionStringEncrypted,
+      includeSchemas: connections.includeSchemas,
+      excludeSchemas: connections.excludeSchemas,
+    })
     .from(connections)
     .where(and(eq(connections.environmentId, environmentId), eq(connections.role, 'production')))
     .orderBy(asc(connections.createdAt), asc(connections.id));
-  return rows.map(({ id, label, sealed }) => {
+  return rows.map(({ id, label, sealed, includeSchemas, excludeSchemas }) => {
     try {
-      return { id, label, connectionString: services.secrets.decrypt(sealed) };
+      return { id, label, connectionString: services.secrets.decrypt(sealed), schemaFilters: { includeSchemas, excludeSchemas } };
     } catch (error) {
       return { id, label, connectionString: null, error: `The connection string cannot be decrypted: ${(error as Error).message}` };
     }
@@ -58,7 +65,8 @@ export async function takeHistorySnapshot(services: Services, environmentId: str
     targets.map(async (target): Promise<StatementCounters | Error> => {
       if (target.connectionString === null) return new Error(target.error);
       try {
-        return await readStatementCounters(target.connectionString);
+        // entries naming a schema the connection's filters leave out are dropped (analyzer/statement-schemas.ts)
+        return await readStatementCounters(target.connectionString, { schemaFilters: target.schemaFilters });
       } catch (error) {
         if (!(error instanceof StatementsReadError)) console.error('[history]', error);
         return error instanceof StatementsReadError ? error : new Error('Reading pg_stat_statements failed');

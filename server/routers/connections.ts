@@ -1,8 +1,9 @@
 // Database connections of an environment; the connection string goes in and never comes out.
+// Their schema filters (which schemas querytrail reads through them) are shown and changed.
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { addConnectionInput, idOutput, removeConnectionInput } from '../../shared/environments';
-import { addConnection, removeConnection } from '../domain/connections';
+import { addConnectionInput, connectionSummary, idOutput, removeConnectionInput, updateConnectionInput } from '../../shared/environments';
+import { addConnection, removeConnection, updateConnection } from '../domain/connections';
 import { procedure } from '../trpc';
 
 const TAG = ['Connections'];
@@ -13,6 +14,20 @@ export const connectionsRouter = {
     .input(addConnectionInput)
     .output(idOutput)
     .mutation(({ ctx, input }) => addConnection(ctx.store.db, ctx.secrets, input)),
+
+  update: procedure
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/env/{id}/connections/{connectionId}',
+        tags: TAG,
+        summary: "Change a connection's schema filters",
+        description: 'includeSchemas and excludeSchemas are lists of glob patterns (* any characters, ? one character, case-sensitive); a list left out keeps its value.',
+      },
+    })
+    .input(updateConnectionInput)
+    .output(connectionSummary)
+    .mutation(({ ctx, input }) => updateConnection(ctx.store.db, input)),
 
   remove: procedure
     .meta({

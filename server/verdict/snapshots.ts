@@ -24,6 +24,7 @@ import {
 } from '../../advisor/index';
 import { redactConnectionString } from '../../gateway/index';
 import type { SnapshotRefresh } from '../../shared/snapshot';
+import type { SchemaFilters } from '../../shared/schema-filters';
 import { productionSnapshots } from '../db/schema';
 import { newId } from '../ids';
 import type { Services } from '../trpc';
@@ -110,7 +111,9 @@ export async function registerSnapshotJobs(services: Services): Promise<void> {
 
 async function decide(services: Services, environmentId: string, options: SnapshotOptions): Promise<Snapshot> {
   const [production] = await requireProductionConnections(services.store.db, services.secrets, environmentId, 'so its schema and statistics can be read');
-  const row = await latestRow(services, environmentId, production.id);
+  const latestStored = await latestRow(services, environmentId, production.id);
+  // A snapshot read with other schema filters is of other schemas: it is read again, whole or for these queries.
+  const row = latestStored && sameFilters(latestStored.schemaFilters, production.schemaFilters) ? latestStored : undefined;
   if (row && !options.force && Date.now() - row.readAt.getTime() <= options.maxAgeMs) {
     const stored = await loadRow(services, environmentId, production.id, row);
     // A snapshot of everything serves every verdict; a scoped one grows with what its verdicts need.
@@ -132,6 +135,9 @@ async function decide(services: Services, environmentId: string, options: Snapsh
   return readAndStore(services, environmentId, production, names, row?.scope ? row : undefined);
 }
 
+const filterKey = (f: SchemaFilters | null | undefined) => JSON.stringify([[...(f?.includeSchemas ?? [])].sort(), [...(f?.excludeSchemas ?? [])].sort()]);
+const sameFilters = (a: SchemaFilters | null | undefined, b: SchemaFilters | null | undefined) => filterKey(a) === filterKey(b);
+
 const unionOf = (a: QueryRefs, b: QueryRefs): QueryRefs => {
   const uniq = <T>(list: T[]) => [...new Map(list.map((x) => [JSON.stringify(x), x])).values()];
   return { relations: uniq([...a.relations, ...b.relations]), functions: uniq([...a.functions, ...b.functions]), types: uniq([...a.types, ...b.types]) };
@@ -143,17 +149,28 @@ interface StoredRow {
   digest: string;
   /** The stored snapshot's scope, read alone (a snapshot of everything can be large): null for one of everything. */
   scope: SnapshotScope | null;
+  /** The schema filters it was read with; null for every schema. */
+  schemaFilters: SchemaFilters | null;
 }
 
 /** The latest snapshot stored for the environment's production connection, whatever its age, without its content. */
 async function latestRow(services: Services, environmentId: string, connectionId: string): Promise<StoredRow | undefined> {
   const [row] = await services.store.db
-    .select({ id: productionSnapshots.id, readAt: productionSnapshots.readAt, digest: productionSnapshots.digest, scope: sql<SnapshotScope | null>`${productionSnapshots.snapshot} -> 'scope'` })
+    .select({ id: productionSnapshots.id, readAt: productionSnapshots.readAt, digest: productionSnapshots.digest, scope: sql<SnapshotScope | null>`${productionSnapshots.snapshot} -> 'scope'`,
+      schemaFilters: sql<SchemaFilters | null>`${productionSnapshots.snapshot} -> 'schemaFilters'`,
+    })
     .from(productionSnapshots)
     .where(and(eq(productionSnapshots.environmentId, environmentId), eq(productionSnapshots.connectionId, connectionId)))
     .orderBy(desc(productionSnapshots.readAt), desc(productionSnapshots.id))
     .limit(1);
   return row;
+}
+
+/** The production connection a snapshot is read from, with the schema filters it is read with. */
+interface ProductionSource {
+  id: string;
+  connectionString: string;
+  schemaFilters?: SchemaFilters;
 }
 
 /** Every relation, type and function a scoped snapshot holds: a read that extends it skips them. */
@@ -166,8 +183,9 @@ function heldBy(snapshot: SourceSnapshot) {
  * A stored scoped snapshot with what it lacks read from production now and added, under its id.
  * What it held stays as it was read. Undefined when its row is gone (pruned meanwhile).
  */
-async function extendStored(services: Services, stored: Snapshot, production: { id: string; connectionString: string }, missing: MissingScope): Promise<Snapshot | undefined> {
+async function extendStored(services: Services, stored: Snapshot, production: ProductionSource, missing: MissingScope): Promise<Snapshot | undefined> {
   const more = await readProductionSnapshot(production.connectionString, {
+    schemaFilters: production.schemaFilters,
     scope: { names: missing.names, used: missing.used, needed: missing.needed, types: missing.types, functions: missing.functions, known: heldBy(stored.snapshot) },
   });
   const merged = mergeSnapshots(stored.snapshot, more);
@@ -201,12 +219,12 @@ async function loadRow(services: Services, environmentId: string, connectionId: 
 async function readAndStore(
   services: Services,
   environmentId: string,
-  production: { id: string; connectionString: string },
+  production: ProductionSource,
   scope?: QueryRefs,
   previous?: StoredRow,
 ): Promise<Snapshot> {
   const { db } = services.store;
-  const source = await readProductionSnapshot(production.connectionString, scope ? { scope: { names: scope } } : {});
+  const source = await readProductionSnapshot(production.connectionString, { schemaFilters: production.schemaFilters, ...(scope && { scope: { names: scope } }) });
   const json = JSON.stringify(source);
   const digest = digestOf(source);
   const readAt = new Date();

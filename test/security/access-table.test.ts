@@ -77,6 +77,7 @@ const TABLE: Record<string, Case> = {
   'audit.list': { scope: 'env', allowed: read(OWNER), input: (k) => ({ environmentId: k.env }) },
 
   'connections.add': { scope: 'env', allowed: OWNER, input: (k) => ({ id: k.env, label: 'x', role: 'production', connectionString: 'mysql://x@y/z' }) },
+  'connections.update': { scope: 'env', allowed: OWNER, input: (k) => ({ id: k.env, connectionId: k.connection, excludeSchemas: ['^tenant_.*$'] }) },
   'connections.remove': { scope: 'env', allowed: OWNER, input: (k) => ({ id: k.env, connectionId: 'bad id!' }) },
   'repos.link': { scope: 'env', allowed: EDITOR, input: (k) => ({ id: k.env, repo: 'not-a-repo' }) },
   'repos.unlink': { scope: 'env', allowed: EDITOR, input: (k) => ({ id: k.env, repo: 'not-a-repo' }) },

@@ -1,6 +1,8 @@
-// Database Connections of an environment: label, role, masked connection string; add and remove.
+// Database Connections of an environment: label, role, masked connection string, schema filters;
+// add, change the schema filters, remove.
 import { useState } from 'react';
 import { connectionStringSchema, labelSchema, ROLES, type Role } from '../../../shared/validation';
+import { excludeSchemasSchema, includeSchemasSchema } from '../../../shared/schema-filters';
 import { useMutationForm } from '../../hooks/useMutationForm';
 import { messageOf, validate } from '../../lib/errors';
 import { useEnvAccess } from '../../hooks/useMe';
@@ -13,6 +15,59 @@ import { RoleNote } from '../RoleNote';
 import { EmptyState } from '../States';
 
 type Environment = RouterOutputs['env']['get'];
+type Connection = Environment['connections'][number];
+
+/** Patterns as typed: comma-separated (schema names practically never hold a comma). */
+const patternsOf = (text: string) => text.split(',').map((p) => p.trim()).filter(Boolean);
+const PATTERN_HINT = 'Comma-separated globs: * any characters, ? one character, case-sensitive (e.g. tenant_*). Exclude wins.';
+
+function filtersText(connection: Connection): string {
+  const parts = [
+    connection.includeSchemas.length ? `only ${connection.includeSchemas.join(', ')}` : 'all schemas',
+    ...(connection.excludeSchemas.length ? [`except ${connection.excludeSchemas.join(', ')}`] : []),
+  ];
+  return parts.join(' ');
+}
+
+/** The two pattern fields, checked with the schemas the server applies. */
+function useSchemaFilterFields(initial: { include: string; exclude: string }) {
+  const [include, setInclude] = useState(initial.include);
+  const [exclude, setExclude] = useState(initial.exclude);
+  const includeError = validate(includeSchemasSchema, patternsOf(include));
+  const excludeError = validate(excludeSchemasSchema, patternsOf(exclude));
+  return { include, setInclude, exclude, setExclude, includeError, excludeError, valid: !includeError && !excludeError };
+}
+
+function SchemaFiltersForm({ envId, connection, onDone }: { envId: string; connection: Connection; onDone: () => void }) {
+  const utils = trpc.useUtils();
+  const fields = useSchemaFilterFields({ include: connection.includeSchemas.join(', '), exclude: connection.excludeSchemas.join(', ') });
+  const update = trpc.connections.update.useMutation({
+    onSuccess: async () => {
+      await utils.env.get.invalidate({ id: envId });
+      onDone();
+    },
+  });
+  const form = useMutationForm(update);
+  const onSubmit = form.submit(fields.valid, () =>
+    update.mutate({ id: envId, connectionId: connection.id, includeSchemas: patternsOf(fields.include), excludeSchemas: patternsOf(fields.exclude) }),
+  );
+  return (
+    <form className="subform" onSubmit={onSubmit} noValidate aria-label={`Schema filters of ${connection.label}`}>
+      <h3>Schema filters of {connection.label}</h3>
+      <div className="form-grid">
+        <TextField label="Include schemas" {...form.field('includeSchemas', fields.include, fields.setInclude, fields.includeError)} placeholder="all schemas" hint={PATTERN_HINT} autoComplete="off" spellCheck={false} />
+        <TextField label="Exclude schemas" {...form.field('excludeSchemas', fields.exclude, fields.setExclude, fields.excludeError)} placeholder="none" autoComplete="off" spellCheck={false} />
+      </div>
+      <FormError>{form.formError}</FormError>
+      <div className="actions">
+        <SubmitButton pending={update.isPending} label="Save schema filters" pendingLabel="Saving…" />
+        <button type="button" className="button button-small" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
 
 const ROLE_OPTIONS = ROLES.map((role) => ({ value: role, label: role[0]!.toUpperCase() + role.slice(1) }));
 
@@ -21,11 +76,14 @@ function AddConnectionForm({ envId }: { envId: string }) {
   const [label, setLabel] = useState('');
   const [role, setRole] = useState<Role>('other');
   const [connectionString, setConnectionString] = useState('');
+  const filters = useSchemaFilterFields({ include: '', exclude: '' });
   const add = trpc.connections.add.useMutation({
     onSuccess: async () => {
       setLabel('');
       setRole('other');
       setConnectionString('');
+      filters.setInclude('');
+      filters.setExclude('');
       form.clear();
       await utils.env.get.invalidate({ id: envId });
     },
@@ -33,8 +91,15 @@ function AddConnectionForm({ envId }: { envId: string }) {
   const form = useMutationForm(add);
   const labelError = validate(labelSchema, label);
   const stringError = validate(connectionStringSchema, connectionString);
-  const onSubmit = form.submit(!labelError && !stringError, () =>
-    add.mutate({ id: envId, label: label.trim(), role, connectionString: connectionString.trim() }),
+  const onSubmit = form.submit(!labelError && !stringError && filters.valid, () =>
+    add.mutate({
+      id: envId,
+      label: label.trim(),
+      role,
+      connectionString: connectionString.trim(),
+      includeSchemas: patternsOf(filters.include),
+      excludeSchemas: patternsOf(filters.exclude),
+    }),
   );
 
   return (
@@ -52,6 +117,10 @@ function AddConnectionForm({ envId }: { envId: string }) {
           spellCheck={false}
         />
       </div>
+      <div className="form-grid">
+        <TextField label="Include schemas" {...form.field('includeSchemas', filters.include, filters.setInclude, filters.includeError)} placeholder="all schemas" hint={PATTERN_HINT} autoComplete="off" spellCheck={false} />
+        <TextField label="Exclude schemas" {...form.field('excludeSchemas', filters.exclude, filters.setExclude, filters.excludeError)} placeholder="none" autoComplete="off" spellCheck={false} />
+      </div>
       <FormError>{form.formError}</FormError>
       <SubmitButton pending={add.isPending} label="Add connection" pendingLabel="Adding…" />
     </form>
@@ -64,6 +133,8 @@ export function ConnectionsSection({ env }: { env: Environment }) {
   // connections hold production credentials: only owners add or remove them
   const { role, can } = useEnvAccess(env.id);
   const owner = can('owner');
+  const [editing, setEditing] = useState<string | null>(null);
+  const edited = env.connections.find((c) => c.id === editing);
   return (
     <Card id="connections-heading" title="Database Connections" count={env.connections.length}>
       {env.connections.length === 0 ? (
@@ -76,6 +147,7 @@ export function ConnectionsSection({ env }: { env: Environment }) {
                 <th scope="col">Label</th>
                 <th scope="col">Role</th>
                 <th scope="col">Connection string</th>
+                <th scope="col">Schemas</th>
                 <th scope="col" className="hide-narrow">
                   Added
                 </th>
@@ -96,11 +168,20 @@ export function ConnectionsSection({ env }: { env: Environment }) {
                   <td className="break">
                     <code>{connection.maskedConnectionString}</code>
                   </td>
+                  <td className="break">{filtersText(connection)}</td>
                   <td className="nowrap hide-narrow">
                     <RelativeTime value={connection.createdAt} />
                   </td>
                   {owner ? (
                     <td className="actions">
+                      <button
+                        type="button"
+                        className="button button-small"
+                        onClick={() => setEditing(connection.id)}
+                        aria-label={`Edit schema filters of ${connection.label}`}
+                      >
+                        Schemas
+                      </button>
                       <button
                         type="button"
                         className="button button-small button-danger-quiet"
@@ -118,6 +199,7 @@ export function ConnectionsSection({ env }: { env: Environment }) {
           </table>
         </div>
       )}
+      {owner && edited ? <SchemaFiltersForm key={edited.id} envId={env.id} connection={edited} onDone={() => setEditing(null)} /> : null}
       <FormError>{remove.isError ? <>The connection could not be removed: {messageOf(remove.error)}</> : null}</FormError>
       {owner ? <AddConnectionForm envId={env.id} /> : <RoleNote needed="owner" role={role} action="add and remove connections" />}
     </Card>

@@ -1,0 +1,2 @@
+ALTER TABLE "connections" ADD COLUMN "include_schemas" text[] DEFAULT '{}'::text[] NOT NULL;--> statement-breakpoint
+ALTER TABLE "connections" ADD COLUMN "exclude_schemas" text[] DEFAULT '{}'::text[] NOT NULL;
