@@ -29,6 +29,20 @@ export function serverUser(name = 'postgres'): { uid: number; gid: number } | un
 
 const users = new Map<string, { uid: number; gid: number }>();
 
+/** serverUser, its first lookup (two processes) waited for without holding the event loop. */
+async function serverUserOffLoop(name = 'postgres'): Promise<{ uid: number; gid: number } | undefined> {
+  if (userInfo().uid !== 0) return undefined;
+  if (!users.has(name)) {
+    const id = async (flag: string) => Number((await promisify(execFile)('id', [flag, name])).stdout.trim());
+    try {
+      users.set(name, { uid: await id('-u'), gid: await id('-g') });
+    } catch {
+      // missing: created, synchronously, once
+    }
+  }
+  return serverUser(name);
+}
+
 function findOrAddUser(name: string): { uid: number; gid: number } {
   const lookup = () => ({
     uid: Number(execFileSync('id', ['-u', name], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
@@ -209,7 +223,7 @@ function startWatchdog(root: string, dataDir: string): ChildProcess | undefined 
 }
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
-  const owner = serverUser(options.osUser);
+  const owner = await serverUserOffLoop(options.osUser);
   const ids = owner ? { uid: owner.uid, gid: owner.gid } : {};
   const root = mkdtempSync(path.join(tmpdir(), `${options.name}-`));
   const dataDir = path.join(root, 'data');
