@@ -22,6 +22,7 @@ const NO_PG = {
 const OWN_DATABASES = [
   'server/db/**',
   'server/demo/database.ts',
+  'server/queue/heartbeat-worker.mjs',
   'advisor/shadow*.ts',
   'advisor/postgres-process.ts',
   'test/**',
@@ -116,6 +117,8 @@ export default tseslint.config(
   production(['server/db/**'], GATEWAY_INDEX_ONLY, ADVISOR_INDEX_ONLY, SERVER),
   // the demo database is ours: it is created, filled and given a workload as its owner
   production(['server/demo/database.ts'], GATEWAY_INDEX_ONLY, ADVISOR_INDEX_ONLY, SERVER),
+  // the job queue's heartbeat thread writes to the store, on a connection of its own
+  production(['server/queue/heartbeat-worker.mjs'], GATEWAY_INDEX_ONLY, ADVISOR_INDEX_ONLY, SERVER),
   production(['analyzer/**'], NO_PG, ADVISOR_INDEX_ONLY, ANALYZER),
   production(['gateway/**'], ADVISOR_INDEX_ONLY, GATEWAY),
   production(['advisor/**'], NO_PG, ADVISOR),

@@ -6,18 +6,27 @@
 // 59k vs 84k, and production chose a hash join instead). The plan's own node costs are left as
 // PostgreSQL gave them; the advisor compares and reports costs with this added.
 import type { PlanNode } from '../shared/plan.js';
-import { columnSize } from './catalog.js';
 import { estimateBtreeHeight } from './sizing.js';
 import type { SourceSnapshot } from './source.js';
 
-/** Production B-tree heights of the source's indexes, by index name, estimated from their page counts. */
+/**
+ * Production B-tree heights of the source's indexes, by index name, estimated from their page counts.
+ * Looked up through maps built once: a whole schema holds tens of thousands of indexes and of
+ * column statistics, and a search of the lists per index held the event loop for seconds.
+ */
 export function btreeHeights(snapshot: SourceSnapshot): Map<string, number> {
   const out = new Map<string, number>();
   const pages = new Map(snapshot.relations.filter((r) => r.kind === 'i').map((r) => [`${r.schema}.${r.name}`, Math.max(r.blocks, r.relpages)]));
+  // the first of a column's own statistics, as columnSize (catalog.ts) reads it
+  const widths = new Map<string, number>();
+  for (const s of snapshot.stats) {
+    const key = JSON.stringify([s.schema, s.table, s.column]);
+    if (!s.inherited && !widths.has(key)) widths.set(key, Number(s.values.avg_width ?? 8));
+  }
   for (const i of snapshot.indexes) {
     if (i.am !== 'btree') continue;
     const first = i.keys[0];
-    const width = first ? columnSize(snapshot, i.schema, i.table, first).avgWidth : 8;
+    const width = first ? (widths.get(JSON.stringify([i.schema, i.table, first])) ?? 8) : 8;
     out.set(i.name, estimateBtreeHeight(pages.get(`${i.schema}.${i.name}`) ?? 1, width));
   }
   return out;

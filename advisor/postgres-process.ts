@@ -7,8 +7,10 @@
 // without a word (SIGKILL, the OOM killer): a watchdog (WATCHDOG below) stops it and removes its
 // folder then, and with `registry` it is also recorded (cluster-registry.ts) for the next start to
 // sweep what a watchdog killed alongside its owner could not.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { registerCluster, type Registration } from './cluster-registry.js';
@@ -20,6 +22,28 @@ import { registerCluster, type Registration } from './cluster-registry.js';
  */
 export function serverUser(name = 'postgres'): { uid: number; gid: number } | undefined {
   if (userInfo().uid !== 0) return undefined;
+  // asked once: each shadow started would otherwise wait for two processes, the event loop held
+  if (!users.has(name)) users.set(name, findOrAddUser(name));
+  return users.get(name);
+}
+
+const users = new Map<string, { uid: number; gid: number }>();
+
+/** serverUser, its first lookup (two processes) waited for without holding the event loop. */
+async function serverUserOffLoop(name = 'postgres'): Promise<{ uid: number; gid: number } | undefined> {
+  if (userInfo().uid !== 0) return undefined;
+  if (!users.has(name)) {
+    const id = async (flag: string) => Number((await promisify(execFile)('id', [flag, name])).stdout.trim());
+    try {
+      users.set(name, { uid: await id('-u'), gid: await id('-g') });
+    } catch {
+      // missing: created, synchronously, once
+    }
+  }
+  return serverUser(name);
+}
+
+function findOrAddUser(name: string): { uid: number; gid: number } {
   const lookup = () => ({
     uid: Number(execFileSync('id', ['-u', name], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
     gid: Number(execFileSync('id', ['-g', name], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
@@ -67,8 +91,11 @@ function serverEnv(): NodeJS.ProcessEnv {
 
 type Ids = { uid?: number; gid?: number };
 
-/** initdb into `dataDir` with superuser `postgres`: `authMethod` with a password file, else trust. */
-function initdb(initdbPath: string, dataDir: string, ids: Ids, auth: { password?: string; method: string; pwfile: string; own: (file: string) => void }) {
+/**
+ * initdb into `dataDir` with superuser `postgres`: `authMethod` with a password file, else trust.
+ * Waited for without holding the event loop (it takes a second or more): the server answers meanwhile.
+ */
+async function initdb(initdbPath: string, dataDir: string, ids: Ids, auth: { password?: string; method: string; pwfile: string; own: (file: string) => void }) {
   const args = ['--auth=trust'];
   if (auth.password !== undefined) {
     writeFileSync(auth.pwfile, `${auth.password}\n`, { mode: 0o600 });
@@ -76,7 +103,7 @@ function initdb(initdbPath: string, dataDir: string, ids: Ids, auth: { password?
     args.splice(0, 1, `--auth=${auth.method}`, '--pwfile', auth.pwfile);
   }
   try {
-    execFileSync(initdbPath, ['-D', dataDir, '-U', 'postgres', ...args, '-E', 'UTF8', '--locale=C', '--no-sync'], { ...ids, env: serverEnv(), stdio: 'pipe' });
+    await promisify(execFile)(initdbPath, ['-D', dataDir, '-U', 'postgres', ...args, '-E', 'UTF8', '--locale=C', '--no-sync'], { ...ids, env: serverEnv() });
   } finally {
     if (auth.password !== undefined) rmSync(auth.pwfile, { force: true });
   }
@@ -196,7 +223,7 @@ function startWatchdog(root: string, dataDir: string): ChildProcess | undefined 
 }
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
-  const owner = serverUser(options.osUser);
+  const owner = await serverUserOffLoop(options.osUser);
   const ids = owner ? { uid: owner.uid, gid: owner.gid } : {};
   const root = mkdtempSync(path.join(tmpdir(), `${options.name}-`));
   const dataDir = path.join(root, 'data');
@@ -216,7 +243,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   };
   let server: Running;
   try {
-    initdb(options.binaries.initdb, dataDir, ids, { password: options.password, method: 'md5', pwfile: path.join(root, 'pw'), own });
+    await initdb(options.binaries.initdb, dataDir, ids, { password: options.password, method: 'md5', pwfile: path.join(root, 'pw'), own });
     const settings = { ...options.settings, unix_socket_directories: socketDir };
     server = await launch(options.binaries.postgres, dataDir, settings, ids, options.startTimeoutMs ?? 30_000, (pid) => {
       watchdog?.stdin!.write(`${pid}\n`);
@@ -244,7 +271,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       stopped = true;
       process.removeListener('exit', kill);
       await server.stop();
-      rmSync(root, { recursive: true, force: true });
+      // off the event loop: a shadow's folder can hold gigabytes of relation files to unlink
+      await rm(root, { recursive: true, force: true });
       release();
     },
   };
@@ -302,7 +330,7 @@ export async function startKeptCluster(options: KeptClusterOptions): Promise<Kep
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     if (owner) chownSync(dataDir, owner.uid, owner.gid);
     // the password file sits beside the data folder, never inside it, and is removed at once
-    initdb(options.binaries.initdb, dataDir, ids, {
+    await initdb(options.binaries.initdb, dataDir, ids, {
       password: options.password,
       method: 'scram-sha-256',
       pwfile: `${dataDir}.pw`,

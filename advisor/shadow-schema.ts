@@ -149,18 +149,44 @@ function addColumnWithoutCode(stmt: Json): string | undefined {
 /** Sorts the snapshot's DDL into what the superuser creates, what the planner runs, and what is left out. */
 export function planShadowDdl(ddl: SourceSnapshot['ddl'], reservedSchemas: string[]): ShadowDdl {
   const out: ShadowDdl = { schemas: [], extensions: [], statements: [], skipped: [] };
+  for (const d of ddl) planEntry(d, reservedSchemas, out);
+  return out;
+}
+
+/** How long planShadowDdlInTurns holds the event loop at most before letting others in. */
+const TURN_MS = 20;
+
+/**
+ * planShadowDdl, a slice of entries at a time with the event loop let go between slices: a whole
+ * schema is tens of thousands of entries, each parsed, which in one go would hold every other
+ * request for seconds.
+ */
+export async function planShadowDdlInTurns(ddl: SourceSnapshot['ddl'], reservedSchemas: string[]): Promise<ShadowDdl> {
+  const out: ShadowDdl = { schemas: [], extensions: [], statements: [], skipped: [] };
+  let turn = performance.now();
   for (const d of ddl) {
+    planEntry(d, reservedSchemas, out);
+    if (performance.now() - turn > TURN_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
+  }
+  return out;
+}
+
+function planEntry(d: SourceSnapshot['ddl'][number], reservedSchemas: string[], out: ShadowDdl): void {
+  {
     const skip = (why: string) => out.skipped.push(`not copied (${d.kind} ${d.name}): ${why}`);
     let stmts: Json[];
     try {
       stmts = (parseSync(d.sql).stmts ?? []).map((s) => obj(obj(s).stmt));
     } catch (e) {
       skip((e as Error).message);
-      continue;
+      return;
     }
     if (stmts.length !== 1) {
       skip(`${stmts.length} statements in one entry`);
-      continue;
+      return;
     }
     const [type, body] = Object.entries(stmts[0]!)[0] ?? ['none', {}];
     const stmt = obj(body);
@@ -214,7 +240,6 @@ export function planShadowDdl(ddl: SourceSnapshot['ddl'], reservedSchemas: strin
       skip((e as Error).message);
     }
   }
-  return out;
 }
 
 /**

@@ -31,7 +31,7 @@ import { resizeAsOwner } from './file-resizer.js';
 import type { PlanNode } from '../shared/plan.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { ShadowSession } from './shadow-session.js';
-import { planShadowDdl, dropCode } from './shadow-schema.js';
+import { planShadowDdlInTurns, dropCode } from './shadow-schema.js';
 import { ADMIN_SCHEMA, SET_INDEXES_VALID, createShadowAccess, plannerRoleOf } from './shadow-access.js';
 
 export interface ShadowDatabase {
@@ -58,7 +58,7 @@ export async function createShadowDatabase(
   statementTimeoutMs = 60_000,
 ): Promise<ShadowDatabase> {
   await loadParser();
-  const ddl = planShadowDdl(snapshot.ddl, [ADMIN_SCHEMA]);
+  const ddl = await planShadowDdlInTurns(snapshot.ddl, [ADMIN_SCHEMA]);
   const access = await createShadowAccess(server, name, ddl, locale);
   const session = await ShadowSession.connect(server.connection(name, plannerRoleOf(name)), statementTimeoutMs);
   try {
@@ -130,7 +130,7 @@ async function nameIndexParts(session: ShadowSession, indexes: SourceIndex[]): P
  */
 export async function extendShadowDatabase(db: ShadowDatabase, snapshot: SourceSnapshot, entries: SourceDdl[]): Promise<{ ddlErrors: { sql: string; error: string }[]; notCopied: string[] } | undefined> {
   await loadParser();
-  const ddl = planShadowDdl(entries, [ADMIN_SCHEMA]);
+  const ddl = await planShadowDdlInTurns(entries, [ADMIN_SCHEMA]);
   if (ddl.schemas.length || ddl.extensions.length) return undefined;
   const ddlErrors = await runInRounds(db.session, ddl.statements.map((d) => d.sql));
   await dropCode(db.session);

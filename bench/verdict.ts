@@ -22,7 +22,7 @@
 // postgres: the store in a database of the same server), BENCH_PARTS (shop,tenants: which parts run),
 // BENCH_TENANT_ROWS (rows in each of the ten tables, default 50000), BENCH_TENANTS_URL (a
 // PostgreSQL database already holding the ten tenants: not loaded again, its ten tables filled
-// when empty).
+// when empty), BENCH_CPU_PROF (a folder: each server writes a CPU profile there when it stops).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -76,6 +76,8 @@ interface Server {
   url: string;
   /** The server's process, for its memory. */
   pid: number;
+  /** The event loop's delays since the last call (bench/event-loop.mjs, preloaded into the server). */
+  loopDelay(): Promise<LoopDelay>;
   /** What it printed. */
   log(): string;
   stop(): Promise<void>;
@@ -84,9 +86,11 @@ interface Server {
 /** querytrail as `npm run serve` starts it, on free ports, with this bench's data folder. */
 async function startServer(env: Record<string, string>): Promise<Server> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const loopFile = path.join(env.DATA_DIR ?? tmpdir(), `event-loop-${port}.json`);
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', '--import', './bench/event-loop.mjs', 'server/main.ts'], {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), ANALYZER_PORT: String(await freePort()), API_TOKEN: token },
+    env: { ...process.env, ...env, PORT: String(port), ANALYZER_PORT: String(await freePort()), API_TOKEN: token, EVENT_LOOP_FILE: loopFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -104,9 +108,23 @@ async function startServer(env: Record<string, string>): Promise<Server> {
     if (Date.now() > deadline) throw new Error(`the server did not answer within 60 s:\n${log}`);
     await sleep(100);
   }
+  let sequence = 0;
   return {
     url,
     pid: child.pid!,
+    async loopDelay() {
+      sequence++;
+      child.kill('SIGUSR2');
+      for (;;) {
+        try {
+          const seen = JSON.parse(readFileSync(loopFile, 'utf8')) as LoopDelay & { sequence: number };
+          if (seen.sequence === sequence) return { maxMs: seen.maxMs, p99Ms: seen.p99Ms };
+        } catch {
+          // not written yet, or being written
+        }
+        await sleep(20);
+      }
+    },
     log: () => log,
     stop: () =>
       new Promise<void>((resolve) => {
@@ -118,6 +136,48 @@ async function startServer(env: Record<string, string>): Promise<Server> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface LoopDelay {
+  /** The event loop's longest stall, in ms. */
+  maxMs: number;
+  p99Ms: number;
+}
+
+/**
+ * What a user polling the API sees while `work` runs: a light request (the environments list)
+ * every 200 ms, each on its own connection; the slowest answer, in ms (a request that fails counts
+ * for the time it took to fail), and how many failed. With the server's event loop delays meanwhile.
+ */
+async function whileResponsive<T>(server: Server, work: () => Promise<T>): Promise<{ result: T; slowestMs: number; polls: number; failed: number; loop: LoopDelay }> {
+  await server.loopDelay();
+  let slowestMs = 0;
+  let polls = 0;
+  let failed = 0;
+  let done = false;
+  const poller = (async () => {
+    while (!done) {
+      const asked = performance.now();
+      try {
+        const response = await fetch(`${server.url}/api/env`, { headers: { authorization: `Bearer ${token}`, connection: 'close' } });
+        await response.text();
+        if (!response.ok) failed++;
+      } catch {
+        failed++;
+      }
+      polls++;
+      const took = performance.now() - asked;
+      slowestMs = Math.max(slowestMs, took);
+      await sleep(Math.max(0, 200 - took));
+    }
+  })();
+  try {
+    const result = await work();
+    return { result, slowestMs, polls, failed, loop: await server.loopDelay() };
+  } finally {
+    done = true;
+    await poller;
+  }
+}
 
 async function api<T = unknown>(server: Server, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await fetch(`${server.url}/api${pathname}`, {
@@ -244,6 +304,16 @@ async function shop(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
+
+/**
+ * The stall figures of the cold verdicts before verdicts' CPU work left the event loop (commit
+ * 0d51ae6, this bench, this 2-core machine at a load of 10-13 from other work), printed beside today's.
+ */
+const STALL_BASELINE_OF = 'commit 0d51ae6';
+const STALL_BASELINE: Record<string, { maxMs: number; p99Ms: number; slowestRequestMs: number; requests: string }> = {
+  'whole schema read and rebuilt (VERDICT_SNAPSHOT=full)': { maxMs: 30853, p99Ms: 57, slowestRequestMs: 30885, requests: '901 (0)' },
+  'only what the queries need': { maxMs: 865, p99Ms: 156, slowestRequestMs: 824, requests: '27 (0)' },
+};
 
 /** A pull request's ten queries, one table of one tenant each. */
 const TENANT_QUERIES = [
@@ -397,6 +467,11 @@ interface ColdVerdict {
   status: string;
   detail: string;
   slowestPoll?: number;
+  /** The server's event loop meanwhile, and the slowest of the light requests made every 200 ms. */
+  loop: LoopDelay;
+  slowestRequestMs: number;
+  requests: number;
+  failedRequests: number;
   /** Per query (by hash): kind, cost and recommended indexes, as the verdict's findings say. */
   findings: Map<string, { kind: string; cost: number | null; indexes: string[] }>;
 }
@@ -414,14 +489,25 @@ async function coldVerdict(production: string, env: Record<string, string>): Pro
     if (main.status !== 'unavailable') throw new Error(`the main run got a verdict (${main.status}) without a production connection`);
     await api(server, 'POST', `/env/${envId}/connections`, { label: 'Primary', role: 'production', connectionString: production });
     const s = server;
-    const timed = await withMemory(s.pid, () => timedRun(s, 'pr-1', 'feature/a', TENANT_QUERIES));
+    const polled = await whileResponsive(s, () => withMemory(s.pid, () => timedRun(s, 'pr-1', 'feature/a', TENANT_QUERIES)));
+    const timed = polled.result;
     const verdict = await api<{ findings: { kind: string; hash: string; cost: number | null; recommendations: { createIndex: string; costAfter: number }[] }[] }>(
       server,
       'GET',
       `/ci/runs/${timed.result.id}/verdict`,
     );
     const findings = new Map(verdict.body.findings.map((f) => [f.hash, { kind: f.kind, cost: f.cost, indexes: f.recommendations.map((r) => `${r.createIndex} (${r.costAfter})`) }]));
-    return { ...timed.result, startMb: timed.startMb, peakMb: timed.peakMb, hwmMb: timed.hwmMb, findings };
+    return {
+      ...timed.result,
+      startMb: timed.startMb,
+      peakMb: timed.peakMb,
+      hwmMb: timed.hwmMb,
+      loop: polled.loop,
+      slowestRequestMs: polled.slowestMs,
+      requests: polled.polls,
+      failedRequests: polled.failed,
+      findings,
+    };
   } finally {
     await server?.stop();
     if (process.env.BENCH_SERVER_LOG && server) console.log(`server log (${JSON.stringify(env)}):\n${server.log()}`);
@@ -482,6 +568,18 @@ async function tenants(): Promise<void> {
     ] as const) {
       console.log(`| ${label} | ${r.seconds.toFixed(1)} | ${r.startMb.toFixed(0)} | ${r.peakMb.toFixed(0)} | ${r.hwmMb.toFixed(0)} | ${(r.slowestPoll ?? 0).toFixed(1)} | ${r.status}: ${r.detail} |`);
     }
+    console.log(
+      `\n| while the cold verdict ran | event loop's longest stall (ms) | p99 (ms) | slowest of the requests made every 200 ms (ms) | requests (failed) |\n|---|---|---|---|---|`,
+    );
+    for (const [label, r] of [
+      ['whole schema read and rebuilt (VERDICT_SNAPSHOT=full)', whole],
+      ['only what the queries need', scoped],
+    ] as const) {
+      console.log(`| ${label} | ${r.loop.maxMs.toFixed(0)} | ${r.loop.p99Ms.toFixed(0)} | ${r.slowestRequestMs.toFixed(0)} | ${r.requests} (${r.failedRequests}) |`);
+      const before = STALL_BASELINE[label]!;
+      console.log(`| ${label}, before (${STALL_BASELINE_OF}) | ${before.maxMs} | ${before.p99Ms} | ${before.slowestRequestMs} | ${before.requests} |`);
+    }
+    console.log(`\nGoal: the event loop's longest stall under 200 ms: ${Math.max(whole.loop.maxMs, scoped.loop.maxMs) < 200 ? 'met' : 'NOT met'}.`);
     // The same plans give the same kinds and CREATE INDEX statements. Costs add the B-tree descent
     // the advisor charges by index name (advisor/descent.ts): the whole schema holds each name ten
     // times, and the whole copy charges whichever tenant's index came last (0 to 0.25 apart).

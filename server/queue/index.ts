@@ -8,11 +8,14 @@
 // One code path on both stores: on PostgreSQL pg-boss keeps its own small pool on DATABASE_URL; on
 // PGlite it shares the one PGlite instance (pg-boss's own `fromPglite` adapter: LISTEN/NOTIFY
 // in-process, multi-statement DDL through exec()), which only this process holds (db/folder-lock.ts).
+// On PostgreSQL a running job's heartbeat is also kept by a thread of its own (heartbeat.ts), so a
+// server whose event loop is busy is not taken for dead.
 import { randomUUID } from 'node:crypto';
 import { PgBoss, fromPglite, type JobWithMetadata } from 'pg-boss';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Config } from '../config';
 import type { Store } from '../db/store';
+import { keepHeartbeats } from './heartbeat';
 
 export interface SendOptions {
   singletonKey?: string;
@@ -88,6 +91,8 @@ export async function openQueue(store: Store, settings: Config['jobs']): Promise
   // unheard, an 'error' event would end the process.
   boss.on('error', (error: Error) => console.error(`[jobs] ${error.message}`));
   await boss.start();
+  const heartbeats =
+    'pglite' in connection ? undefined : keepHeartbeats({ connectionString: connection.databaseUrl, schema: SCHEMA, heartbeatSeconds: settings.heartbeatSeconds });
 
   // Queues are made once, by the first process that needs them, and kept: creating one that exists
   // changes nothing (pg-boss inserts ON CONFLICT DO NOTHING) but takes pg-boss's lock and a round of
@@ -140,7 +145,13 @@ export async function openQueue(store: Store, settings: Config['jobs']): Promise
       // later, silently, and pg-boss's default NOTIFY-time poll (30 s) would hold it that long
       const poll = { pollingIntervalSeconds: settings.pollSeconds, notifyPollingIntervalSeconds: settings.pollSeconds, localConcurrency: options.concurrency ?? 1 };
       await boss.work<T>(name, poll, async ([job]) => {
-        if (job) await handler(job.data, { id: job.id, attempt: job.retryCount + 1 });
+        if (!job) return;
+        heartbeats?.hold(name, job.id, job.retryCount);
+        try {
+          await handler(job.data, { id: job.id, attempt: job.retryCount + 1 });
+        } finally {
+          heartbeats?.release(job.id);
+        }
       });
       // every failure is logged (so its copy here is consumed); a task with a status of its own also records it there
       await boss.work<T>(failedQueue(name), { ...poll, localConcurrency: 1, includeMetadata: true }, async ([job]) => {
@@ -169,6 +180,7 @@ export async function openQueue(store: Store, settings: Config['jobs']): Promise
       // running jobs are not waited for: their rows stay active, their heartbeats stop, and another
       // process (or this one, restarted) retries them
       await boss.stop({ graceful: false, close: true, timeout: 1000 }).catch(() => undefined);
+      await heartbeats?.close();
     },
   };
 }
