@@ -15,6 +15,7 @@ import {
   type SchemaSummary,
 } from '../../shared/analyzer-schema';
 import { describeIssues, errorBodySchema, issuesOf } from '../../shared/errors';
+import type { SchemaFilters } from '../../shared/schema-filters';
 
 export const DEFAULT_ANALYZER_URL = 'http://localhost:2345';
 export const HEALTH_POLL_MS = 10_000;
@@ -70,6 +71,8 @@ export interface AnalyzerBrowse {
   analyzerUrl: string;
   /** The connection string (kept in memory only, like the sync). */
   db: string;
+  /** The schema filters the sync was made with: the objects asked for later keep to them. */
+  filters: SchemaFilters;
   summary: Result<SchemaSummary>;
 }
 
@@ -131,13 +134,18 @@ const EMPTY_OBJECTS: Omit<DatabaseSchema, 'schemas' | 'extensions' | 'warnings'>
   sequences: [],
 };
 
+/** Only the lists that hold patterns: a request without filters stays the spec's `{ db }`. */
+function sentFilters({ includeSchemas = [], excludeSchemas = [] }: SchemaFilters): SchemaFilters {
+  return { ...(includeSchemas.length ? { includeSchemas } : {}), ...(excludeSchemas.length ? { excludeSchemas } : {}) };
+}
+
 /**
  * Syncs a database for this page: its summary (POST /postgres/summary), kept with what the schema
  * browser needs to ask the analyzer for the objects.
  */
-export async function syncDatabase(baseUrl: string, db: string, signal?: AbortSignal): Promise<SyncView> {
+export async function syncDatabase(baseUrl: string, db: string, filters: SchemaFilters = {}, signal?: AbortSignal): Promise<SyncView> {
   const base = normalizeAnalyzerUrl(baseUrl);
-  const answer = await post(base, '/postgres/summary', { db }, syncSummaryResponseSchema, signal);
+  const answer = await post(base, '/postgres/summary', { db, ...sentFilters(filters) }, syncSummaryResponseSchema, signal);
   const { summary } = answer;
   return {
     meta: answer.meta,
@@ -147,11 +155,11 @@ export async function syncDatabase(baseUrl: string, db: string, signal?: AbortSi
         : summary,
     queries: answer.queries,
     disabledIndexes: answer.disabledIndexes,
-    browse: { analyzerUrl: base, db, summary },
+    browse: { analyzerUrl: base, db, filters, summary },
   };
 }
 
 /** One page of the objects of `scope` (POST /postgres/objects). */
 export function fetchObjects(browse: AnalyzerBrowse, scope: ObjectsScope, offset: number, limit: number, signal?: AbortSignal): Promise<ObjectsResponse> {
-  return post(browse.analyzerUrl, '/postgres/objects', { db: browse.db, ...scope, offset, limit }, objectsResponseSchema, signal);
+  return post(browse.analyzerUrl, '/postgres/objects', { db: browse.db, ...sentFilters(browse.filters), ...scope, offset, limit }, objectsResponseSchema, signal);
 }

@@ -84,4 +84,28 @@ describe('onboarding', () => {
     expect(alert.textContent).toMatch(/Check the host and port/);
     expect(screen.getByTestId('location').textContent).toBe('/');
   });
+
+  it('syncs only the schemas the filters allow, and refuses a regular expression for a glob', async () => {
+    const withDatabase = await startApiServer({ analyzer: true, production: true });
+    try {
+      window.localStorage.setItem(ANALYZER_URL_STORAGE_KEY, withDatabase.analyzerUrl!);
+      const user = userEvent.setup();
+      renderApp('/', { trpcUrl: withDatabase.trpcUrl });
+      await user.type(screen.getByLabelText('PostgreSQL connection string'), withDatabase.productionUrl!);
+      await user.type(screen.getByLabelText('Exclude schemas'), '^pub.*$');
+      expect(screen.getByText(/Schema patterns are globs, not regular expressions/)).toBeTruthy();
+      await user.click(screen.getByRole('button', { name: 'Sync' }));
+      expect(screen.getByTestId('location').textContent).toBe('/');
+
+      await user.clear(screen.getByLabelText('Exclude schemas'));
+      await user.type(screen.getByLabelText('Exclude schemas'), 'pub*');
+      await user.click(screen.getByRole('button', { name: 'Sync' }));
+      await waitFor(() => expect(screen.getByTestId('location').textContent).toBe('/sync'), { timeout: 60_000 });
+      const schemas = await screen.findByRole('list', { name: 'Schemas' }, { timeout: 10_000 });
+      expect(within(schemas).queryByText('public')).toBeNull();
+      expect(screen.getByText(/0 tables/)).toBeTruthy();
+    } finally {
+      await withDatabase.close();
+    }
+  }, 180_000);
 });

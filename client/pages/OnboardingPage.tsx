@@ -3,6 +3,8 @@ import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { connectionStringSchema, maskConnectionString } from '../../shared/validation';
+import { excludeSchemasSchema, includeSchemasSchema } from '../../shared/schema-filters';
+import { PATTERN_HINT, patternsOf } from '../lib/schema-patterns';
 import { TextField } from '../components/Field';
 import { AnalyzerStatus } from '../components/AnalyzerStatus';
 import { DemoCard } from '../components/demo/DemoCard';
@@ -65,13 +67,17 @@ export function OnboardingPage() {
   const [urlDraft, setUrlDraft] = useState(storedUrl);
   const [connectionString, setConnectionString] = useState('');
   const [touched, setTouched] = useState(false);
+  const [include, setInclude] = useState('');
+  const [exclude, setExclude] = useState('');
   const health = useAnalyzerHealth(storedUrl);
 
   const urlError = validateAnalyzerUrl(urlDraft);
   const connectionError = validate(connectionStringSchema, connectionString);
+  const includeError = validate(includeSchemasSchema, patternsOf(include));
+  const excludeError = validate(excludeSchemasSchema, patternsOf(exclude));
 
   const syncMutation = useMutation({
-    mutationFn: (db: string) => syncDatabase(storedUrl, db),
+    mutationFn: (db: string) => syncDatabase(storedUrl, db, { includeSchemas: patternsOf(include), excludeSchemas: patternsOf(exclude) }),
     onSuccess: (result, db) => {
       setSync({ result, target: maskConnectionString(db.trim()), receivedAt: new Date().toISOString() });
       navigate('/sync');
@@ -86,7 +92,7 @@ export function OnboardingPage() {
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     setTouched(true);
-    if (connectionError || urlError) return;
+    if (connectionError || urlError || includeError || excludeError) return;
     syncMutation.mutate(connectionString.trim());
   };
 
@@ -147,6 +153,8 @@ export function OnboardingPage() {
               Reset to default
             </button>
           ) : null}
+          <TextField label="Include schemas" value={include} onChange={setInclude} error={includeError} placeholder="all schemas" hint={PATTERN_HINT} autoComplete="off" spellCheck={false} />
+          <TextField label="Exclude schemas" value={exclude} onChange={setExclude} error={excludeError} placeholder="none" autoComplete="off" spellCheck={false} />
         </details>
         {syncMutation.isError ? (
           <div className="callout callout-danger" role="alert">

@@ -5,6 +5,7 @@ import { connectionStringSchema, labelSchema, ROLES, type Role } from '../../../
 import { excludeSchemasSchema, includeSchemasSchema } from '../../../shared/schema-filters';
 import { useMutationForm } from '../../hooks/useMutationForm';
 import { messageOf, validate } from '../../lib/errors';
+import { PATTERN_HINT, patternsOf } from '../../lib/schema-patterns';
 import { useEnvAccess } from '../../hooks/useMe';
 import { trpc, type RouterOutputs } from '../../trpc';
 import { Badge, roleTone } from '../Badge';
@@ -17,9 +18,6 @@ import { EmptyState } from '../States';
 type Environment = RouterOutputs['env']['get'];
 type Connection = Environment['connections'][number];
 
-/** Patterns as typed: comma-separated (schema names practically never hold a comma). */
-const patternsOf = (text: string) => text.split(',').map((p) => p.trim()).filter(Boolean);
-const PATTERN_HINT = 'Comma-separated globs: * any characters, ? one character, case-sensitive (e.g. tenant_*). Exclude wins.';
 
 function filtersText(connection: Connection): string {
   const parts = [

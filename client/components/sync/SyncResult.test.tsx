@@ -218,7 +218,7 @@ describe('sync result from the analyzer: a summary, objects a page at a time', (
         schema: ok({ ...schema, tables: [], indexes: [], views: [] }),
         queries: ok([]),
         disabledIndexes: ok([]),
-        browse: { analyzerUrl: 'http://analyzer.test', db: 'postgres://app:secret@db/app', summary: ok(summary) },
+        browse: { analyzerUrl: 'http://analyzer.test', db: 'postgres://app:secret@db/app', filters: {}, summary: ok(summary) },
       };
       render(<SyncResult result={result} />);
       const region = screen.getByRole('region', { name: /^Schema/ });
