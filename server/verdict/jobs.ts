@@ -182,6 +182,8 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
         queries: list,
         shadows: warmShadows(services.config),
         fullShadow: whole,
+        // the plans themselves, for the verdict's plan diff and causes
+        withPlans: true,
         onProgress: (done) => progress.write(base + done, total),
       }));
       return result.plans;
@@ -203,6 +205,8 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
         indexes_used: productionPlans.get(q.hash)?.indexesUsed ?? [],
         schema_notes: schemaNotes(own, applied),
         error: own?.error ?? null,
+        plan: own?.plan ?? null,
+        baseline_plan: inBaseline ? (baselinePlans.get(q.hash)?.plan ?? null) : null,
       };
     });
     await progress.flush();
@@ -210,11 +214,12 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
       await tx.execute(sql`DELETE FROM ci_run_query_plans WHERE run_id = ${run.id}`);
       if (rows.length > 0) {
         await tx.execute(sql`
-          INSERT INTO ci_run_query_plans (run_id, hash, cost, in_baseline, baseline_cost, recommendations, indexes_used, schema_notes, error)
+          INSERT INTO ci_run_query_plans (run_id, hash, cost, in_baseline, baseline_cost, recommendations, indexes_used, schema_notes, error, plan, baseline_plan)
           SELECT ${run.id}, r.hash, r.cost, r.in_baseline, r.baseline_cost, coalesce(r.recommendations, '[]'::jsonb),
-                 coalesce(r.indexes_used, '[]'::jsonb), coalesce(r.schema_notes, '[]'::jsonb), r.error
+                 coalesce(r.indexes_used, '[]'::jsonb), coalesce(r.schema_notes, '[]'::jsonb), r.error,
+                 nullif(r.plan, 'null'::jsonb), nullif(r.baseline_plan, 'null'::jsonb)
           FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(hash text, cost float8, in_baseline boolean, baseline_cost float8,
-               recommendations jsonb, indexes_used jsonb, schema_notes jsonb, error text)`);
+               recommendations jsonb, indexes_used jsonb, schema_notes jsonb, error text, plan jsonb, baseline_plan jsonb)`);
       }
       await tx
         .update(ciRunAnalyses)
