@@ -235,6 +235,17 @@ describe('the verdict of every CI run, on a production of a million rows', () =>
     expect(kinds(verdict)).toEqual([`cost_regression:${hash.byCustomer}`, `lost_index:${hash.byCustomer}`].sort());
     expect(lost[0]!.cost).toBeGreaterThan(lost[0]!.baselineCost! * 10);
     expect(verdict.summary).toEqual({ queries: 2, newQueries: 0, regressions: 1, needIndex: 0, lostIndex: 1 });
+    // why: both plans on the same snapshot, the dropped index named as the cause, the scan that replaced it
+    expect(verdict.plannedOn).toBe(`both planned on production as of ${verdict.snapshotAt}`);
+    for (const finding of verdict.findings) {
+      expect(finding.causes).toEqual([
+        { kind: 'schema', object: 'public.orders_customer_id_idx', detail: "index public.orders_customer_id_idx is dropped in this run; the baseline's plan reads it" },
+      ]);
+      expect(JSON.stringify(finding.baselinePlan)).toContain('"Index Name":"orders_customer_id_idx"');
+      expect(JSON.stringify(finding.plan)).not.toContain('orders_customer_id_idx');
+      expect(finding.planDiff!.summary.join('\n')).toMatch(/(Bitmap Heap|Index) Scan using orders_customer_id_idx on orders -> .*Scan on orders/);
+      expect(finding.planDiff!.summary.at(-1)).toMatch(/^Cost moved most at .*on orders: /);
+    }
   }, STEP_TIMEOUT_MS);
 
   it('acknowledging the failing finding passes the run; a later run where its cost jumps fails again', async () => {
