@@ -2,7 +2,7 @@
 // cost moved.
 import { describe, expect, it } from 'vitest';
 import type { PlanNode } from './plan';
-import { diffPlans, formatRows } from './plan-diff';
+import { diffPlans, formatRows, mostMovedStep } from './plan-diff';
 
 const node = (type: string, cost: number, rows: number, rest: Partial<PlanNode> = {}): PlanNode => ({ 'Node Type': type, 'Total Cost': cost, 'Plan Rows': rows, ...rest });
 
@@ -67,5 +67,16 @@ describe('plan diff', () => {
 
   it('writes row counts short', () => {
     expect([12, 1500, 35_400, 1_234_567, 3e9].map(formatRows)).toEqual(['12', '1.5k', '35.4k', '1.2M', '3G']);
+  });
+});
+
+describe('the step whose cost moved most', () => {
+  it('is named in the diff, and found with its node in each plan for a view to highlight', () => {
+    const most = mostMovedStep(indexed, sequential)!;
+    expect(most.label).toBe('Seq Scan on orders o');
+    expect(most.before).toBe(indexed.Plans![1]);
+    expect(most.after).toBe(sequential.Plans![0]);
+    expect(diffPlans(indexed, sequential)!.summary.at(-1)).toBe(`Cost moved most at ${most.label}: 110 -> 20,500`);
+    expect(mostMovedStep(indexed, structuredClone(indexed))).toBeNull();
   });
 });

@@ -101,6 +101,38 @@ function steps(plan: PlanNode): Step[] {
 
 const rowsApart = (a: number, b: number) => Math.max(a, b) > ROWS_FACTOR * Math.max(Math.min(a, b), 1);
 
+/** A step's own cost in each plan (0 where the plan lacks it), and its nodes there. */
+export interface CostMove {
+  label: string;
+  from: number;
+  to: number;
+  before: PlanNode | null;
+  after: PlanNode | null;
+}
+
+/** The first of the largest moves, or null when no step's cost moved. */
+function mostMoved(moves: readonly CostMove[]): CostMove | null {
+  let most: CostMove | null = null;
+  for (const move of moves) if (!most || Math.abs(move.to - move.from) > Math.abs(most.to - most.from)) most = move;
+  return most && most.to !== most.from ? most : null;
+}
+
+/** The step whose own cost moved most between the two plans, with its node in each (for a view to highlight). */
+export function mostMovedStep(baseline: PlanNode | null | undefined, run: PlanNode | null | undefined): CostMove | null {
+  if (!baseline || !run) return null;
+  const after = steps(run);
+  const before = steps(baseline);
+  const afterByKey = new Map(after.map((s) => [s.key, s]));
+  const beforeKeys = new Set(before.map((s) => s.key));
+  const moves: CostMove[] = [];
+  for (const step of before) {
+    const now = afterByKey.get(step.key);
+    moves.push({ label: (now ?? step).label, from: step.ownCost, to: now?.ownCost ?? 0, before: step.node, after: now?.node ?? null });
+  }
+  for (const step of after) if (!beforeKeys.has(step.key)) moves.push({ label: step.label, from: 0, to: step.ownCost, before: null, after: step.node });
+  return mostMoved(moves);
+}
+
 /** The diff of the baseline's plan and the run's; null when either is missing. */
 export function diffPlans(baseline: PlanNode | null | undefined, run: PlanNode | null | undefined): PlanDiff | null {
   if (!baseline || !run) return null;
@@ -109,22 +141,22 @@ export function diffPlans(baseline: PlanNode | null | undefined, run: PlanNode |
   const beforeByKey = new Map(before.map((s) => [s.key, s]));
   const afterKeys = new Set(after.map((s) => s.key));
   const lines: { change: PlanChange; line: string }[] = [];
-  const moves: { label: string; from: number; to: number }[] = [];
+  const moves: CostMove[] = [];
   const withRows = (step: Step) => `${step.label} (rows ${formatRows(step.rows)})`;
 
   for (const step of before) {
     if (afterKeys.has(step.key)) continue;
     lines.push({ change: { kind: 'removed', node: step.label, before: withRows(step) }, line: `- ${withRows(step)}` });
-    moves.push({ label: step.label, from: step.ownCost, to: 0 });
+    moves.push({ label: step.label, from: step.ownCost, to: 0, before: step.node, after: null });
   }
   for (const step of after) {
     const old = beforeByKey.get(step.key);
     if (!old) {
       lines.push({ change: { kind: 'added', node: step.label, after: withRows(step) }, line: `+ ${withRows(step)}` });
-      moves.push({ label: step.label, from: 0, to: step.ownCost });
+      moves.push({ label: step.label, from: 0, to: step.ownCost, before: null, after: step.node });
       continue;
     }
-    moves.push({ label: step.label, from: old.ownCost, to: step.ownCost });
+    moves.push({ label: step.label, from: old.ownCost, to: step.ownCost, before: old.node, after: step.node });
     if (old.label !== step.label || rowsApart(old.rows, step.rows)) {
       lines.push({
         change: { kind: 'changed', node: step.label, before: withRows(old), after: withRows(step) },
@@ -141,13 +173,7 @@ export function diffPlans(baseline: PlanNode | null | undefined, run: PlanNode |
   const ordered = lines.map((l, i) => ({ ...l, i })).sort((a, b) => rank(a.change) - rank(b.change) || a.i - b.i);
   const changes = ordered.map((l) => l.change);
   const summary = ordered.map((l) => l.line);
-  let most: (typeof moves)[number] | null = null;
-  for (const move of moves) if (!most || Math.abs(move.to - move.from) > Math.abs(most.to - most.from)) most = move;
-  if (most && most.to !== most.from) summary.push(`Cost moved most at ${most.label}: ${formatCost(most.from)} -> ${formatCost(most.to)}`);
+  const most = mostMoved(moves);
+  if (most) summary.push(`Cost moved most at ${most.label}: ${formatCost(most.from)} -> ${formatCost(most.to)}`);
   return { summary, changes };
-}
-
-/** The label the diff gives a plan node, so a view can mark the node a change names. */
-export function planStepLabel(node: PlanNode): string {
-  return steps(node)[0]!.label;
 }
