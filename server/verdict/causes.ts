@@ -1,7 +1,8 @@
 // Why a query's cost moved between the baseline and the run, from evidence only. Both were planned
 // on the same production snapshot (jobs.ts), so production's growth is never a cause here; what is
 // left is what the run changed:
-// - schema: the run drops an index the baseline's plan (or, for lost_index, production's plan) read;
+// - schema: the run drops an index the baseline's plan (or, for lost_index, production's plan) read,
+//   whether production has it (droppedIndexes) or only the baseline's schema had it (a schema note);
 // - no_statistics: the plan reads a table or column only the run has, which the planner can only
 //   guess about (the schema note run-schema.ts writes for it says so);
 // - plan_choice: neither, so the planner chose another plan among near-equal ones; the costs say how near.
@@ -23,6 +24,7 @@ export interface CauseInput {
 }
 
 const NO_STATISTICS = /^(\S+) is new in this run: no production statistics/;
+const DROPPED_INDEX = /^index (\S+) is dropped in this run$/;
 const bareName = (qualified: string) => qualified.slice(qualified.lastIndexOf('.') + 1);
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
@@ -30,8 +32,10 @@ export function findCauses(input: CauseInput): FindingCause[] {
   const causes: FindingCause[] = [];
   const baselineIndexes = input.baselinePlan ? indexesUsed(input.baselinePlan) : new Set<string>();
   const production = new Set(input.indexesUsedInProduction);
-  for (const index of [...new Set(input.droppedIndexes)].sort()) {
-    const byBaseline = baselineIndexes.has(bareName(index));
+  // jobs.ts notes a removed index on a query only when its baseline plan read it
+  const notedDropped = input.schemaNotes.flatMap((note) => DROPPED_INDEX.exec(note)?.[1] ?? []);
+  for (const index of [...new Set([...input.droppedIndexes, ...notedDropped])].sort()) {
+    const byBaseline = baselineIndexes.has(bareName(index)) || (notedDropped.includes(index) && !input.droppedIndexes.includes(index));
     if (!byBaseline && !production.has(index)) continue;
     causes.push({
       kind: 'schema',

@@ -249,6 +249,16 @@ describe('plans and causes', () => {
     }
   });
 
+  it('an index only the baseline schema had (never in production) is named from the note the analysis wrote', () => {
+    const v = verdict({
+      queries: [q(H.a, 300, { schemaNotes: ['index public.notes_idx is dropped in this run'] })],
+      baseline: mainBaseline({ [H.a]: 20 }),
+    });
+    expect(v.findings[0]!.causes).toEqual([
+      { kind: 'schema', object: 'public.notes_idx', detail: "index public.notes_idx is dropped in this run; the baseline's plan reads it" },
+    ]);
+  });
+
   it('a plan reading a table only the run has is blamed on its missing statistics', () => {
     const v = verdict({
       queries: [q(H.a, 5000, { schemaNotes: ['public.order_notes is new in this run: no production statistics', 'index public.x is new in this run'] })],

@@ -193,9 +193,11 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
     const baselinePlans = await plan(baselineApplied.digest, baselineApplied.snapshot, shared);
     const productionPlans = needProduction ? await plan('', production, queries) : runPlans;
 
+    const removed = runSchema && baselineSchema ? indexesRemoved(baselineSchema, runSchema) : new Set<string>();
     const rows = queries.map((q) => {
       const own = runPlans.get(q.hash);
       const inBaseline = sharedHashes.has(q.hash);
+      const baselinePlan = inBaseline ? baselinePlans.get(q.hash) : undefined;
       return {
         hash: q.hash,
         cost: own?.cost ?? null,
@@ -203,10 +205,10 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
         baseline_cost: inBaseline ? (baselinePlans.get(q.hash)?.cost ?? null) : null,
         recommendations: (own?.recommendations ?? []).map((r) => ({ createIndex: r.createIndex, costAfter: r.costAfter, savedPct: r.savedPct })),
         indexes_used: productionPlans.get(q.hash)?.indexesUsed ?? [],
-        schema_notes: schemaNotes(own, applied),
+        schema_notes: schemaNotes(own, applied, baselinePlan, removed),
         error: own?.error ?? null,
         plan: own?.plan ?? null,
-        baseline_plan: inBaseline ? (baselinePlans.get(q.hash)?.plan ?? null) : null,
+        baseline_plan: baselinePlan?.plan ?? null,
       };
     });
     await progress.flush();
@@ -290,11 +292,21 @@ function withRunTypes(refs: QueryRefs, ...schemas: (RunSchema | null)[]): QueryR
 /** Production's own schema: nothing applied. */
 const unchanged = (snapshot: SourceSnapshot): AppliedRunSchema => ({ snapshot, digest: '', tableNotes: {}, runNotes: [], droppedIndexes: [] });
 
-/** The notes of every table the query's plan reads, once each, in a fixed order. */
-function schemaNotes(plan: CachedPlan | undefined, applied: AppliedRunSchema): string[] {
+/**
+ * The notes of every table the query's plan reads, and of every index its baseline's plan read that
+ * the run's schema removes (production may never have had it), once each, in a fixed order.
+ */
+function schemaNotes(plan: CachedPlan | undefined, applied: AppliedRunSchema, baselinePlan: CachedPlan | undefined, removed: ReadonlySet<string>): string[] {
   const notes = new Set<string>();
   for (const table of plan?.tablesUsed ?? []) for (const note of applied.tableNotes[table] ?? []) notes.add(note);
+  for (const index of baselinePlan?.indexesUsed ?? []) if (removed.has(index)) notes.add(`index ${index} is dropped in this run`);
   return [...notes].sort();
+}
+
+/** Indexes (schema.name) the baseline's schema has and the run's lacks. */
+function indexesRemoved(baseline: RunSchema, run: RunSchema): Set<string> {
+  const kept = new Set(run.indexes.map(([schema, , name]) => `${schema}.${name}`));
+  return new Set(baseline.indexes.map(([schema, , name]) => `${schema}.${name}`).filter((index) => !kept.has(index)));
 }
 
 /**

@@ -322,4 +322,33 @@ describe('the verdict of every CI run, on a production of a million rows', () =>
     const status = new Map(runs.body.map((r) => [r.id, r.verdictStatus]));
     expect([status.get(needsIndex), status.get(clean)]).toEqual(['fail', 'pass']);
   }, STEP_TIMEOUT_MS);
+  it('a table not yet in production whose index the pull request drops: the index is named as the cause, and the missing statistics beside it', async () => {
+    // another repository of the environment, so its main run is the baseline of its pull request alone
+    const repo = 'acme/notes';
+    expect((await api('POST', `/env/${envId}/repos`, { repo })).status).toBe(201);
+    // planner defaults make costs small: every regression counts here
+    expect((await api('PUT', `/env/${envId}/policy`, { minCost: 0 })).status).toBe(200);
+    const NOTES = 'CREATE TABLE order_notes (id bigint PRIMARY KEY, order_id int NOT NULL, note text NOT NULL)';
+    const NOTES_INDEX = 'CREATE INDEX order_notes_order_id_idx ON order_notes (order_id)';
+    const BY_ORDER = 'SELECT note FROM order_notes WHERE order_id = $1';
+    const [mainDb, prDb] = await Promise.all([
+      createCiDatabase('ci_notes_main', [ORDERS_TABLE, CUSTOMER_INDEX, NOTES, NOTES_INDEX], [BY_ORDER]),
+      createCiDatabase('ci_notes_pr', [ORDERS_TABLE, CUSTOMER_INDEX, NOTES, NOTES_INDEX, 'DROP INDEX order_notes_order_id_idx'], [BY_ORDER]),
+    ]);
+    expect((await verdictOf(await report(mainDb, '800', 'main', repo))).status).toBe('pass');
+    const verdict = await verdictOf(await report(prDb, '801', 'chore/notes-without-index', repo));
+    const regression = verdict.findings.find((f) => f.kind === 'cost_regression' && f.hash === fingerprintOf(BY_ORDER));
+    expect(regression, JSON.stringify(verdict)).toBeDefined();
+    // production never had the index: no lost_index, but the schema cause names it
+    expect(verdict.findings.filter((f) => f.kind === 'lost_index')).toEqual([]);
+    expect(regression!.causes).toEqual([
+      { kind: 'schema', object: 'public.order_notes_order_id_idx', detail: "index public.order_notes_order_id_idx is dropped in this run; the baseline's plan reads it" },
+      {
+        kind: 'no_statistics',
+        object: 'public.order_notes',
+        detail: "public.order_notes is new in this run: no production statistics: planned with the planner's default estimates",
+      },
+    ]);
+    expect(regression!.planDiff!.summary.join('\n')).toMatch(/order_notes_order_id_idx on order_notes -> Seq Scan on order_notes/);
+  }, STEP_TIMEOUT_MS);
 });
