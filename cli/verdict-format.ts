@@ -1,6 +1,7 @@
 // A verdict as people read it: plain text for a CI log, Markdown for GitHub's job summary and the
 // pull request's comment. Both show the same things: the status, one line per finding (kind, cost
-// before -> after, the query shortened), the CREATE INDEX statements, and the run's page.
+// before -> after, the query shortened), why the cost moved and how the plan changed, the CREATE
+// INDEX statements, and the run's page.
 import type { Finding, Verdict, VerdictStatus } from '../shared/policy';
 
 /** What the reader needs beside the verdict: which run it judged and where to see it. */
@@ -81,6 +82,23 @@ function comparedWith(verdict: Verdict): string {
 const withIndex = (finding: Finding) =>
   finding.kind === 'new_query_needs_index' && finding.recommendations[0] ? ` (${formatCost(finding.recommendations[0].costAfter)} with the index)` : '';
 
+/** A diff of a few lines is what a comment can hold; the rest is on the run's page. */
+const DIFF_LINES = 6;
+/** Findings explained in the comment, most severe first. */
+const MAX_EXPLAINED = 10;
+
+const explained = (verdict: Verdict) => verdict.findings.filter((f) => f.causes.length > 0 || (f.planDiff?.summary.length ?? 0) > 0);
+
+/** The plan diff's first lines, and how many more there are. */
+export function planDiffLines(finding: Finding): string[] {
+  const summary = finding.planDiff?.summary ?? [];
+  if (summary.length <= DIFF_LINES) return summary;
+  // the last line says where the cost moved most: always kept
+  return [...summary.slice(0, DIFF_LINES - 1), `… ${summary.length - DIFF_LINES} more`, summary[summary.length - 1]!];
+}
+
+const causeLine = (cause: Finding['causes'][number]) => `${cause.kind}: ${cause.detail}`;
+
 // ---------------------------------------------------------------- text
 
 export function verdictText(verdict: Verdict, context: VerdictContext): string[] {
@@ -100,6 +118,12 @@ export function verdictText(verdict: Verdict, context: VerdictContext): string[]
     lines.push('  indexes to create:');
     for (const statement of indexes) lines.push(`    ${statement};`);
   }
+  for (const finding of explained(verdict).slice(0, MAX_EXPLAINED)) {
+    lines.push(`  ${KIND_LABELS[finding.kind]} ${finding.hash}:`);
+    for (const cause of finding.causes) lines.push(`    cause ${causeLine(cause)}`);
+    for (const line of planDiffLines(finding)) lines.push(`    plan: ${line}`);
+  }
+  if (verdict.plannedOn) lines.push(`  ${verdict.plannedOn}`);
   for (const note of verdict.schemaNotes) lines.push(`  schema: ${note}`);
   if (context.link) lines.push(`  details: ${context.link}`);
   return lines;
@@ -163,6 +187,7 @@ export function verdictMarkdown(verdict: Verdict, context: VerdictContext, optio
   const commit = context.commitSha ? ` at ${codeSpan(context.commitSha.slice(0, 7))}` : '';
   out.push(`Run ${codeSpan(context.runId)} of ${escapeMarkdown(context.repo)}${commit}: **${tally(verdict)}** (${escapeMarkdown(comparedWith(verdict))}).`);
   if (verdict.reason) out.push('', `> ${escapeMarkdown(verdict.reason)}`);
+  if (verdict.plannedOn) out.push('', `<sub>${escapeMarkdown(verdict.plannedOn.charAt(0).toUpperCase() + verdict.plannedOn.slice(1))}.</sub>`);
   if (verdict.status === 'pass' && (options.previous === 'fail' || options.previous === 'warn')) {
     out.push('', `The findings reported earlier on this pull request are resolved.`);
   }
@@ -175,6 +200,14 @@ export function verdictMarkdown(verdict: Verdict, context: VerdictContext, optio
     }
     const more = verdict.findings.length - MAX_ROWS;
     if (more > 0) out.push('', `… and ${more} more finding${more === 1 ? '' : 's'} on the run's page.`);
+  }
+  for (const finding of explained(verdict).slice(0, MAX_EXPLAINED)) {
+    // GitHub renders Markdown inside <details> only after a blank line
+    out.push('', `<details><summary>Why: ${KIND_LABELS[finding.kind]} of ${codeSpan(shortenQuery(finding.formattedQuery, 60))}</summary>`, '');
+    for (const cause of finding.causes) out.push(`- **${cause.kind}**: ${escapeMarkdown(cause.detail)}`);
+    const diff = planDiffLines(finding);
+    if (diff.length) out.push(...(finding.causes.length ? [''] : []), codeBlock(diff, 'text'));
+    out.push('', '</details>');
   }
   const indexes = indexesToCreate(verdict);
   if (indexes.length) out.push('', '**Indexes to create**', '', codeBlock(indexes.map((s) => `${s};`), 'sql'));

@@ -179,6 +179,7 @@ describe('the verdict wire schema', () => {
     reason: null,
     baseline: { id: 'run_1', runId: '99', branch: 'main', createdAt: '2026-11-22T09:00:00.000Z' },
     snapshotAt: '2026-11-22T10:00:00.000Z',
+    plannedOn: 'both planned on production as of 2026-11-22T10:00:00.000Z',
     analyzedAt: '2026-11-22T10:00:05.000Z',
     policy: DEFAULT_POLICY,
     summary: { queries: 2, newQueries: 1, regressions: 0, needIndex: 1, lostIndex: 0 },
@@ -194,6 +195,10 @@ describe('the verdict wire schema', () => {
         recommendations: [{ createIndex: 'CREATE INDEX ON public.orders (customer_id)', costAfter: 12, savedPct: 99.9 }],
         schemaNotes: [],
         acknowledged: false,
+        plan: { 'Node Type': 'Seq Scan', 'Total Cost': 18_000, 'Plan Rows': 40, 'Relation Name': 'orders' },
+        baselinePlan: null,
+        planDiff: null,
+        causes: [],
       },
     ],
     schemaNotes: ['public.orders.total changes type in this run: not applied'],
@@ -201,12 +206,13 @@ describe('the verdict wire schema', () => {
 
   it("has the issue's fields, and the run-level schema notes", () => {
     expect(verdictSchema.parse(verdict)).toEqual(verdict);
-    expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'analyzedAt', 'policy', 'summary', 'findings', 'schemaNotes']);
+    expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'plannedOn', 'analyzedAt', 'policy', 'summary', 'findings', 'schemaNotes']);
   });
 
   it('refuses an unknown status, kind or severity', () => {
     expect(problems(verdictSchema, { ...verdict, status: 'error' })).toHaveLength(1);
     expect(problems(verdictSchema, { ...verdict, findings: [{ ...verdict.findings[0], kind: 'slow' }] })).toHaveLength(1);
     expect(problems(verdictSchema, { ...verdict, findings: [{ ...verdict.findings[0], severity: 'off' }] })).toHaveLength(1);
+    expect(problems(verdictSchema, { ...verdict, findings: [{ ...verdict.findings[0], causes: [{ kind: 'data_growth', detail: 'x' }] }] })).toHaveLength(1);
   });
 });

@@ -3,6 +3,8 @@
 // forms, so a value accepted in one place is accepted everywhere.
 import { z } from 'zod';
 import { isoDate } from './dates';
+import { planNodeSchema } from './plan';
+import { planDiffSchema } from './plan-diff';
 import { hashSchema, pathParam } from './environments';
 import { idSchema, isPlainLine, jsonNumber } from './validation';
 
@@ -224,6 +226,24 @@ export const findingRecommendationSchema = z.object({
   savedPct: z.number(),
 });
 
+export const CAUSE_KINDS = ['schema', 'query_changed', 'no_statistics', 'plan_choice'] as const;
+export type CauseKind = (typeof CAUSE_KINDS)[number];
+
+export const findingCauseSchema = z
+  .object({
+    kind: z.enum(CAUSE_KINDS).meta({
+      description:
+        "schema: the run's schema differs from the baseline's in an object the plan touches; " +
+        "query_changed: the query's text changed (paired findings); " +
+        'no_statistics: the plan reads an object only the run has, planned with the default statistics; ' +
+        'plan_choice: none of those, the planner chose differently between plans of near cost',
+    }),
+    detail: z.string().meta({ description: 'The evidence, in words' }),
+    object: z.string().optional().meta({ description: 'The object it names (schema.name)' }),
+  })
+  .meta({ id: 'FindingCause' });
+export type FindingCause = z.infer<typeof findingCauseSchema>;
+
 export const findingSchema = z.object({
   kind: z.enum(FINDING_KINDS).meta({
     description:
@@ -240,6 +260,14 @@ export const findingSchema = z.object({
   recommendations: z.array(findingRecommendationSchema),
   schemaNotes: z.array(z.string()).meta({ description: 'What the run schema changes for this query, e.g. tables without production statistics' }),
   acknowledged: z.boolean().meta({ description: 'Acknowledged findings are listed but do not count toward the status' }),
+  plan: planNodeSchema.nullable().meta({ description: "This run's plan (production statistics, the run schema applied); null when not planned" }),
+  baselinePlan: planNodeSchema
+    .nullable()
+    .meta({ description: "The baseline run's plan, planned on the same production snapshot; null without one" }),
+  planDiff: planDiffSchema.nullable().meta({ description: "How this run's plan differs from the baseline's; null without both plans" }),
+  causes: z
+    .array(findingCauseSchema)
+    .meta({ description: 'Why the cost moved, each with its evidence (cost_regression and lost_index; empty for other kinds)' }),
 });
 export type Finding = z.infer<typeof findingSchema>;
 
@@ -257,6 +285,10 @@ export const verdictSchema = z.object({
   reason: z.string().nullable().meta({ description: 'Why the verdict is unavailable or pending, or what it could not compare' }),
   baseline: verdictBaselineSchema.nullable(),
   snapshotAt: isoDate.nullable().meta({ description: 'When the production snapshot (schema and statistics) planned against was read' }),
+  plannedOn: z
+    .string()
+    .nullable()
+    .meta({ description: 'Where the run and its baseline were planned, in words: "both planned on production as of <snapshot time>"' }),
   analyzedAt: isoDate.nullable(),
   policy: policySchema,
   summary: verdictSummarySchema,

@@ -336,6 +336,9 @@ export const ciRunQueryPlans = pgTable(
     indexesUsed: jsonb('indexes_used').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
     schemaNotes: jsonb('schema_notes').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
     error: text('error'),
+    // the run's plan and the baseline's, both on the run's snapshot: the verdict's plan diff and causes
+    plan: jsonb('plan').$type<PlanNode>(),
+    baselinePlan: jsonb('baseline_plan').$type<PlanNode>(),
   },
   (t) => [primaryKey({ columns: [t.runId, t.hash] })],
 );

@@ -76,9 +76,19 @@ describe('cost_regression', () => {
         recommendations: [],
         schemaNotes: [],
         acknowledged: false,
+        plan: null,
+        baselinePlan: null,
+        planDiff: null,
+        causes: [
+          {
+            kind: 'plan_choice',
+            detail: "the schema the plan reads is the baseline's: the planner chose another plan, costing 1200 against the baseline's 1000 (20% apart)",
+          },
+        ],
       },
     ]);
     expect(v.summary).toEqual({ queries: 1, newQueries: 0, regressions: 1, needIndex: 0, lostIndex: 0 });
+    expect(v.plannedOn).toBe('both planned on production as of 2026-11-22T10:00:00.000Z');
   });
 
   it('a rise of exactly the percentage, or less, passes', () => {
@@ -217,6 +227,60 @@ describe('lost_index', () => {
       droppedIndexes: ['public.x_idx'],
     });
     expect(kinds(v)).toEqual(['cost_regression:a:fail', 'lost_index:a:fail']);
+  });
+});
+
+describe('plans and causes', () => {
+  const indexScan = { 'Node Type': 'Index Scan', 'Total Cost': 8, 'Plan Rows': 40, 'Relation Name': 'orders', 'Index Name': 'x_idx' };
+  const seqScan = { 'Node Type': 'Seq Scan', 'Total Cost': 90_000, 'Plan Rows': 40, 'Relation Name': 'orders' };
+
+  it("a regression from a dropped index carries both plans, their diff, and the index as its cause", () => {
+    const v = verdict({
+      queries: [q(H.a, 90_000, { indexesUsedInProduction: ['public.x_idx'], plan: seqScan, baselinePlan: indexScan })],
+      baseline: mainBaseline({ [H.a]: 8 }),
+      droppedIndexes: ['public.x_idx', 'public.unrelated_idx'],
+    });
+    for (const finding of v.findings) {
+      expect(finding).toMatchObject({ plan: seqScan, baselinePlan: indexScan });
+      expect(finding.planDiff!.summary[0]).toBe('Index Scan using x_idx on orders -> Seq Scan on orders (rows 40)');
+      expect(finding.causes).toEqual([
+        { kind: 'schema', object: 'public.x_idx', detail: "index public.x_idx is dropped in this run; the baseline's plan reads it" },
+      ]);
+    }
+  });
+
+  it('an index only the baseline schema had (never in production) is named from the note the analysis wrote', () => {
+    const v = verdict({
+      queries: [q(H.a, 300, { schemaNotes: ['index public.notes_idx is dropped in this run'] })],
+      baseline: mainBaseline({ [H.a]: 20 }),
+    });
+    expect(v.findings[0]!.causes).toEqual([
+      { kind: 'schema', object: 'public.notes_idx', detail: "index public.notes_idx is dropped in this run; the baseline's plan reads it" },
+    ]);
+  });
+
+  it('a plan reading a table only the run has is blamed on its missing statistics', () => {
+    const v = verdict({
+      queries: [q(H.a, 5000, { schemaNotes: ['public.order_notes is new in this run: no production statistics', 'index public.x is new in this run'] })],
+      baseline: mainBaseline({ [H.a]: 100 }),
+    });
+    expect(v.findings[0]!.causes).toEqual([
+      {
+        kind: 'no_statistics',
+        object: 'public.order_notes',
+        detail: "public.order_notes is new in this run: no production statistics: planned with the planner's default estimates",
+      },
+    ]);
+  });
+
+  it('new queries have no causes, and no diff without a baseline plan', () => {
+    const v = verdict({ queries: [q(H.a, 50, { plan: seqScan })], baseline: mainBaseline({}) });
+    expect(v.findings[0]).toMatchObject({ kind: 'new_query', plan: seqScan, baselinePlan: null, planDiff: null, causes: [] });
+  });
+
+  it('without a baseline the verdict says only the run was planned on the snapshot', () => {
+    expect(verdict({ queries: [] }).plannedOn).toBe('planned on production as of 2026-11-22T10:00:00.000Z');
+    expect(verdict({ queries: [], snapshotAt: null }).plannedOn).toBeNull();
   });
 });
 

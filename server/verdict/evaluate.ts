@@ -26,6 +26,9 @@ import {
   type VerdictBaseline,
   type VerdictSummary,
 } from '../../shared/policy';
+import type { PlanNode } from '../../shared/plan';
+import { diffPlans } from '../../shared/plan-diff';
+import { findCauses } from './causes';
 
 export interface VerdictRecommendation {
   createIndex: string;
@@ -44,6 +47,9 @@ export interface VerdictQuery {
   indexesUsedInProduction?: readonly string[];
   /** What the run's schema changes for this query ("no production statistics for public.x", ...). */
   schemaNotes: readonly string[];
+  /** The run's plan of the query, and the baseline's (planned on the same snapshot); null when not planned. */
+  plan?: PlanNode | null;
+  baselinePlan?: PlanNode | null;
 }
 
 export interface BaselineInput {
@@ -106,6 +112,12 @@ const emptySummary = (queries = 0): VerdictSummary => ({ queries, newQueries: 0,
 /** A policy echoed in a verdict is a copy in its normal form (hashes lowercase, sorted, once). */
 const normalPolicy = (policy: Policy): Policy => policySchema.parse(policy);
 
+/** The rule every verdict keeps, stated: the baseline is re-planned on the run's snapshot, so production's growth is never blamed on the run. */
+export function plannedOn(snapshotAt: string | null, withBaseline: boolean): string | null {
+  if (!snapshotAt) return null;
+  return withBaseline ? `both planned on production as of ${snapshotAt}` : `planned on production as of ${snapshotAt}`;
+}
+
 export function evaluateVerdict(input: EvaluateInput): Verdict {
   const policy = normalPolicy(input.policy);
   const ignored = new Set(policy.ignoredHashes);
@@ -133,9 +145,13 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
     const recommendations = query.recommendations.map(({ createIndex, costAfter, savedPct }) => ({ createIndex, costAfter, savedPct }));
     const schemaNotes = [...new Set(query.schemaNotes)];
     const ackHolds = acknowledgedAt.has(hash) && acknowledgementHolds(acknowledgedAt.get(hash) ?? null, cost, policy.costRegressionPct);
+    const plan = query.plan ?? null;
+    const baselinePlan = inBaseline ? (query.baselinePlan ?? null) : null;
+    const planDiff = diffPlans(baselinePlan, plan);
     const add = (kind: FindingKind) => {
       const mode = policy.conditions[kind];
       if (mode === 'off') return false;
+      const explained = kind === 'cost_regression' || kind === 'lost_index';
       findings.push({
         kind,
         severity: mode,
@@ -147,6 +163,19 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
         recommendations,
         schemaNotes,
         acknowledged: ackHolds,
+        plan,
+        baselinePlan,
+        planDiff,
+        causes: explained
+          ? findCauses({
+              cost,
+              baselineCost,
+              baselinePlan,
+              indexesUsedInProduction: query.indexesUsedInProduction ?? [],
+              droppedIndexes: input.droppedIndexes,
+              schemaNotes,
+            })
+          : [],
       });
       return true;
     };
@@ -173,6 +202,7 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
       : `No earlier run of branch "${policy.comparisonBranch}" to compare with: only indexes the run's schema drops were checked`,
     baseline: input.baseline ? { ...input.baseline.meta } : null,
     snapshotAt: input.snapshotAt,
+    plannedOn: plannedOn(input.snapshotAt, input.baseline !== null),
     analyzedAt: input.analyzedAt,
     policy,
     summary: {
@@ -197,6 +227,7 @@ export function unavailableVerdict(reason: string, policy: Policy): Verdict {
     reason,
     baseline: null,
     snapshotAt: null,
+    plannedOn: null,
     analyzedAt: null,
     policy: normalPolicy(policy),
     summary: emptySummary(),
@@ -227,6 +258,7 @@ export function pendingVerdict(input: PendingInput): Verdict {
     reason,
     baseline: input.baseline ? { ...input.baseline } : null,
     snapshotAt: input.snapshotAt ?? null,
+    plannedOn: null,
     analyzedAt: null,
     policy: normalPolicy(input.policy),
     summary: emptySummary(input.queries ?? 0),

@@ -182,6 +182,8 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
         queries: list,
         shadows: warmShadows(services.config),
         fullShadow: whole,
+        // the plans themselves, for the verdict's plan diff and causes
+        withPlans: true,
         onProgress: (done) => progress.write(base + done, total),
       }));
       return result.plans;
@@ -191,9 +193,11 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
     const baselinePlans = await plan(baselineApplied.digest, baselineApplied.snapshot, shared);
     const productionPlans = needProduction ? await plan('', production, queries) : runPlans;
 
+    const removed = runSchema && baselineSchema ? indexesRemoved(baselineSchema, runSchema) : new Set<string>();
     const rows = queries.map((q) => {
       const own = runPlans.get(q.hash);
       const inBaseline = sharedHashes.has(q.hash);
+      const baselinePlan = inBaseline ? baselinePlans.get(q.hash) : undefined;
       return {
         hash: q.hash,
         cost: own?.cost ?? null,
@@ -201,8 +205,10 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
         baseline_cost: inBaseline ? (baselinePlans.get(q.hash)?.cost ?? null) : null,
         recommendations: (own?.recommendations ?? []).map((r) => ({ createIndex: r.createIndex, costAfter: r.costAfter, savedPct: r.savedPct })),
         indexes_used: productionPlans.get(q.hash)?.indexesUsed ?? [],
-        schema_notes: schemaNotes(own, applied),
+        schema_notes: schemaNotes(own, applied, baselinePlan, removed),
         error: own?.error ?? null,
+        plan: own?.plan ?? null,
+        baseline_plan: baselinePlan?.plan ?? null,
       };
     });
     await progress.flush();
@@ -210,11 +216,12 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
       await tx.execute(sql`DELETE FROM ci_run_query_plans WHERE run_id = ${run.id}`);
       if (rows.length > 0) {
         await tx.execute(sql`
-          INSERT INTO ci_run_query_plans (run_id, hash, cost, in_baseline, baseline_cost, recommendations, indexes_used, schema_notes, error)
+          INSERT INTO ci_run_query_plans (run_id, hash, cost, in_baseline, baseline_cost, recommendations, indexes_used, schema_notes, error, plan, baseline_plan)
           SELECT ${run.id}, r.hash, r.cost, r.in_baseline, r.baseline_cost, coalesce(r.recommendations, '[]'::jsonb),
-                 coalesce(r.indexes_used, '[]'::jsonb), coalesce(r.schema_notes, '[]'::jsonb), r.error
+                 coalesce(r.indexes_used, '[]'::jsonb), coalesce(r.schema_notes, '[]'::jsonb), r.error,
+                 nullif(r.plan, 'null'::jsonb), nullif(r.baseline_plan, 'null'::jsonb)
           FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(hash text, cost float8, in_baseline boolean, baseline_cost float8,
-               recommendations jsonb, indexes_used jsonb, schema_notes jsonb, error text)`);
+               recommendations jsonb, indexes_used jsonb, schema_notes jsonb, error text, plan jsonb, baseline_plan jsonb)`);
       }
       await tx
         .update(ciRunAnalyses)
@@ -285,11 +292,21 @@ function withRunTypes(refs: QueryRefs, ...schemas: (RunSchema | null)[]): QueryR
 /** Production's own schema: nothing applied. */
 const unchanged = (snapshot: SourceSnapshot): AppliedRunSchema => ({ snapshot, digest: '', tableNotes: {}, runNotes: [], droppedIndexes: [] });
 
-/** The notes of every table the query's plan reads, once each, in a fixed order. */
-function schemaNotes(plan: CachedPlan | undefined, applied: AppliedRunSchema): string[] {
+/**
+ * The notes of every table the query's plan reads, and of every index its baseline's plan read that
+ * the run's schema removes (production may never have had it), once each, in a fixed order.
+ */
+function schemaNotes(plan: CachedPlan | undefined, applied: AppliedRunSchema, baselinePlan: CachedPlan | undefined, removed: ReadonlySet<string>): string[] {
   const notes = new Set<string>();
   for (const table of plan?.tablesUsed ?? []) for (const note of applied.tableNotes[table] ?? []) notes.add(note);
+  for (const index of baselinePlan?.indexesUsed ?? []) if (removed.has(index)) notes.add(`index ${index} is dropped in this run`);
   return [...notes].sort();
+}
+
+/** Indexes (schema.name) the baseline's schema has and the run's lacks. */
+function indexesRemoved(baseline: RunSchema, run: RunSchema): Set<string> {
+  const kept = new Set(run.indexes.map(([schema, , name]) => `${schema}.${name}`));
+  return new Set(baseline.indexes.map(([schema, , name]) => `${schema}.${name}`).filter((index) => !kept.has(index)));
 }
 
 /**

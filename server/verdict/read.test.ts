@@ -119,6 +119,7 @@ describe.each(BACKENDS)('CI run verdicts over REST (%s)', (backend) => {
       reason: null,
       baseline: { id: baselineId, runId: expect.any(String), branch: 'main', createdAt: '2026-11-20T10:00:00.000Z' },
       snapshotAt: '2026-11-20T08:00:00.000Z',
+      plannedOn: 'both planned on production as of 2026-11-20T08:00:00.000Z',
       analyzedAt: '2026-11-20T11:00:05.000Z',
       policy: { comparisonBranch: 'main' },
       summary: { queries: 2, newQueries: 1, regressions: 0, needIndex: 1, lostIndex: 0 },
@@ -135,6 +136,10 @@ describe.each(BACKENDS)('CI run verdicts over REST (%s)', (backend) => {
         recommendations: [{ createIndex: recommendation.createIndex, costAfter: 50, savedPct: 99 }],
         schemaNotes: [],
         acknowledged: false,
+        plan: null,
+        baselinePlan: null,
+        planDiff: null,
+        causes: [],
       },
     ]);
     expect(await listedStatus(runId)).toBe('fail');

@@ -5,6 +5,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Recommendation } from '../../shared/analysis';
+import type { PlanNode } from '../../shared/plan';
 import type { Verdict, VerdictBaseline, VerdictStatus } from '../../shared/policy';
 import { ciRunAnalyses, ciRunQueries, ciRunQueryPlans, ciRuns, environments, productionSnapshots, queryAcknowledgements } from '../db/schema';
 import type { Db } from '../db/store';
@@ -44,6 +45,8 @@ interface PlanRow {
   indexesUsed: string[];
   schemaNotes: string[];
   formattedQuery: string | null;
+  plan: PlanNode | null;
+  baselinePlan: PlanNode | null;
 }
 
 async function readRunRows(db: Db, runIds: readonly string[]): Promise<RunRow[]> {
@@ -75,7 +78,7 @@ async function readRunRows(db: Db, runIds: readonly string[]): Promise<RunRow[]>
     .where(inArray(ciRuns.id, [...runIds]));
 }
 
-/** The analyzed queries of done runs; their text only when a whole verdict is shown. */
+/** The analyzed queries of done runs; their text and plans only when a whole verdict is shown. */
 async function readPlanRows(db: Db, runIds: readonly string[], withText: boolean): Promise<PlanRow[]> {
   if (runIds.length === 0) return [];
   const columns = {
@@ -91,10 +94,10 @@ async function readPlanRows(db: Db, runIds: readonly string[], withText: boolean
   const where = inArray(ciRunQueryPlans.runId, [...runIds]);
   if (!withText) {
     const rows = await db.select(columns).from(ciRunQueryPlans).where(where);
-    return rows.map((row) => ({ ...row, formattedQuery: null }));
+    return rows.map((row) => ({ ...row, formattedQuery: null, plan: null, baselinePlan: null }));
   }
   return db
-    .select({ ...columns, formattedQuery: ciRunQueries.formattedQuery })
+    .select({ ...columns, formattedQuery: ciRunQueries.formattedQuery, plan: ciRunQueryPlans.plan, baselinePlan: ciRunQueryPlans.baselinePlan })
     .from(ciRunQueryPlans)
     .leftJoin(ciRunQueries, and(eq(ciRunQueries.runId, ciRunQueryPlans.runId), eq(ciRunQueries.hash, ciRunQueryPlans.hash)))
     .where(where);
@@ -158,6 +161,8 @@ function verdictOf(run: RunRow, plans: readonly PlanRow[], acknowledgements: rea
     recommendations: plan.recommendations,
     indexesUsedInProduction: plan.indexesUsed,
     schemaNotes: plan.schemaNotes,
+    plan: plan.plan,
+    baselinePlan: plan.baselinePlan,
   }));
   return evaluateVerdict({
     queries,

@@ -22,6 +22,10 @@ const finding = (overrides: Partial<Finding>): Finding => ({
   recommendations: [{ createIndex: 'CREATE INDEX ON public.orders (warehouse_id)', costAfter: 4.3, savedPct: 99.8 }],
   schemaNotes: [],
   acknowledged: false,
+  plan: null,
+  baselinePlan: null,
+  planDiff: null,
+  causes: [],
   ...overrides,
 });
 
@@ -30,6 +34,7 @@ const verdict = (status: Verdict['status'], findings: Finding[]): Verdict => ({
   reason: null,
   baseline: { id: 'run_base', runId: '101', branch: 'main', createdAt: '2026-11-22T10:00:00.000Z' },
   snapshotAt: '2026-11-22T10:00:00.000Z',
+  plannedOn: 'both planned on production as of 2026-11-22T10:00:00.000Z',
   analyzedAt: '2026-11-22T10:01:00.000Z',
   policy: defaultPolicy(),
   summary: { queries: 3, newQueries: 1, regressions: 0, needIndex: 1, lostIndex: 0 },
@@ -84,6 +89,7 @@ describe('the verdict as text and Markdown', () => {
       '  warn  cost regression           10 -> 12.5 (+25%)                  SELECT id FROM orders WHERE warehouse_id = $1',
       '  indexes to create:',
       '    CREATE INDEX ON public.orders (warehouse_id);',
+      '  both planned on production as of 2026-11-22T10:00:00.000Z',
       '  details: https://qt.example.com/ci/run_abc',
     ]);
   });
@@ -101,6 +107,44 @@ describe('the verdict as text and Markdown', () => {
     expect(markdown.match(/^\| ❌ fail \|/gm)).toHaveLength(50);
     expect(markdown).toContain("… and 350 more findings on the run's page.");
     expect(markdown.length).toBeLessThan(65_536);
+  });
+
+  it('explains a regression under the table: its causes and the plan diff, folded in a details block', () => {
+    const regression = finding({
+      kind: 'cost_regression',
+      baselineCost: 120,
+      cost: 21000,
+      changePct: 17400,
+      recommendations: [],
+      causes: [{ kind: 'schema', object: 'public.orders_customer_id_idx', detail: "index public.orders_customer_id_idx is dropped in this run; the baseline's plan reads it" }],
+      planDiff: {
+        summary: ['Index Scan using orders_customer_id_idx on orders -> Seq Scan on orders (rows 1.2M)', 'Cost moved most at Seq Scan on orders: 110 -> 20,500'],
+        changes: [],
+      },
+    });
+    const markdown = verdictMarkdown(verdict('fail', [regression]), context);
+    expect(markdown).toContain('Both planned on production as of 2026\\-11\\-22T10:00:00.000Z.');
+    expect(markdown).toContain(
+      [
+        '<details><summary>Why: cost regression of `SELECT id FROM orders WHERE warehouse_id = $1`</summary>',
+        '',
+        "- **schema**: index public.orders\\_customer\\_id\\_idx is dropped in this run; the baseline's plan reads it",
+        '',
+        '```text',
+        'Index Scan using orders_customer_id_idx on orders -> Seq Scan on orders (rows 1.2M)',
+        'Cost moved most at Seq Scan on orders: 110 -> 20,500',
+        '```',
+        '',
+        '</details>',
+      ].join('\n'),
+    );
+    expect(verdictText(verdict('fail', [regression]), context)).toEqual(
+      expect.arrayContaining([
+        '  cost regression 0123456789abcdef:',
+        "    cause schema: index public.orders_customer_id_idx is dropped in this run; the baseline's plan reads it",
+        '    plan: Index Scan using orders_customer_id_idx on orders -> Seq Scan on orders (rows 1.2M)',
+      ]),
+    );
   });
 
   it('says a pull request passes now when its comment said it failed', () => {

@@ -189,6 +189,13 @@ describe('a pull request from failing to fixed, under one comment', () => {
     expect(ours).toHaveLength(1);
     expect(ours[0]!.body).toContain('<!-- querytrail:ci-verdict status=fail -->');
     expect(ours[0]!.body).toContain('### ❌ querytrail: fails the query policy');
+    // why, folded: the dropped index as the cause, the scan that replaced the index scan; and where both were planned
+    const why = ours[0]!.body.match(/<details><summary>Why: lost index of `SELECT id, total_cents FROM orders WHERE customer_id = \$1`<\/summary>\n\n([\s\S]*?)<\/details>/);
+    expect(why, ours[0]!.body).not.toBeNull();
+    expect(why![1]).toContain("- **schema**: index public.orders\\_customer\\_id\\_idx is dropped in this run; the baseline's plan reads it");
+    expect(why![1]).toMatch(/```text\n(Bitmap Heap|Index) Scan using orders_customer_id_idx on orders -> .*Scan on orders \(rows [\d.kM]+\)\n[\s\S]*Cost moved most at .*on orders: [\d,.]+ -> [\d,.]+\n```/);
+    expect(ours[0]!.body).toMatch(/<sub>Both planned on production as of \d{4}\\-\d\d\\-\d\dT[\d:.]+Z\.<\/sub>/);
+    expect(summary).toContain('<details><summary>Why: lost index of');
     commentId = ours[0]!.id;
     expect(result.stdout).toContain(`created the comment on ${REPO}#${PR}`);
   });

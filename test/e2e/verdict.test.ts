@@ -213,4 +213,27 @@ describe('CI verdicts in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     expect(pageErrors).toEqual([]);
   });
+  it('a pull request dropping the primary key explains its regression: the cause, the plan diff, both plans with the moved step highlighted', async () => {
+    // the CI database's schema: orders without its primary key (no baseline schema: production's indexes on its tables count)
+    const columns = [['id', 'bigint'], ['customer_id', 'integer'], ['status', 'text'], ['created_at', 'timestamp with time zone'], ['total_cents', 'integer']];
+    const schema = { tables: [['public', 'orders', 'r', null]], columns: columns.map(([c, t]) => ['public', 'orders', c, t, true]), indexes: [] };
+    const run = await ingest(REPO, '702', { branch: 'chore/drop-orders-pkey', pullRequest: 43, schema }, [BY_ID, RECENT]);
+    expect((await settledVerdict(run)).status).toBe('fail');
+    await page.goto(`${server.url}/ci/${run}`);
+    await visible(page.getByRole('region', { name: 'Verdict: Failed' }));
+    await visible(page.getByText(/^Both planned on production as of /));
+    const finding = page.getByRole('list', { name: 'Findings, failing first' }).getByRole('listitem', { name: /^Cost regression: query / }).filter({ hasText: 'id = $1' });
+    const why = finding.locator('details.finding-why');
+    await why.locator('summary').click();
+    await visible(why.getByRole('list', { name: 'Causes' }).getByText(/index public\.orders_pkey is dropped in this run/));
+    expect(await why.getByRole('list', { name: 'Plan changes' }).textContent()).toMatch(/Index Scan using orders_pkey on orders -> Seq Scan on orders/);
+    const baselinePlan = why.getByRole('group', { name: /^Baseline plan of query / });
+    const runPlan = why.getByRole('group', { name: /^This run's plan of query / });
+    await visible(baselinePlan.getByText('Index Scan on orders using orders_pkey'));
+    await visible(runPlan.locator('.plan-node-hot').getByText('Seq Scan on orders', { exact: true }));
+    await visible(runPlan.getByText('cost moved most'));
+    await why.scrollIntoViewIfNeeded();
+    await screenshot(page, 'v10-plan-diff', { fullPage: false });
+    expect(pageErrors).toEqual([]);
+  });
 });

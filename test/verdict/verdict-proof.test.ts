@@ -235,6 +235,17 @@ describe('the verdict of every CI run, on a production of a million rows', () =>
     expect(kinds(verdict)).toEqual([`cost_regression:${hash.byCustomer}`, `lost_index:${hash.byCustomer}`].sort());
     expect(lost[0]!.cost).toBeGreaterThan(lost[0]!.baselineCost! * 10);
     expect(verdict.summary).toEqual({ queries: 2, newQueries: 0, regressions: 1, needIndex: 0, lostIndex: 1 });
+    // why: both plans on the same snapshot, the dropped index named as the cause, the scan that replaced it
+    expect(verdict.plannedOn).toBe(`both planned on production as of ${verdict.snapshotAt}`);
+    for (const finding of verdict.findings) {
+      expect(finding.causes).toEqual([
+        { kind: 'schema', object: 'public.orders_customer_id_idx', detail: "index public.orders_customer_id_idx is dropped in this run; the baseline's plan reads it" },
+      ]);
+      expect(JSON.stringify(finding.baselinePlan)).toContain('"Index Name":"orders_customer_id_idx"');
+      expect(JSON.stringify(finding.plan)).not.toContain('orders_customer_id_idx');
+      expect(finding.planDiff!.summary.join('\n')).toMatch(/(Bitmap Heap|Index) Scan using orders_customer_id_idx on orders -> .*Scan on orders/);
+      expect(finding.planDiff!.summary.at(-1)).toMatch(/^Cost moved most at .*on orders: /);
+    }
   }, STEP_TIMEOUT_MS);
 
   it('acknowledging the failing finding passes the run; a later run where its cost jumps fails again', async () => {
@@ -310,5 +321,34 @@ describe('the verdict of every CI run, on a production of a million rows', () =>
     const runs = await api<{ id: string; verdictStatus: string }[]>('GET', `/ci/runs?environmentId=${envId}&limit=100`);
     const status = new Map(runs.body.map((r) => [r.id, r.verdictStatus]));
     expect([status.get(needsIndex), status.get(clean)]).toEqual(['fail', 'pass']);
+  }, STEP_TIMEOUT_MS);
+  it('a table not yet in production whose index the pull request drops: the index is named as the cause, and the missing statistics beside it', async () => {
+    // another repository of the environment, so its main run is the baseline of its pull request alone
+    const repo = 'acme/notes';
+    expect((await api('POST', `/env/${envId}/repos`, { repo })).status).toBe(201);
+    // planner defaults make costs small: every regression counts here
+    expect((await api('PUT', `/env/${envId}/policy`, { minCost: 0 })).status).toBe(200);
+    const NOTES = 'CREATE TABLE order_notes (id bigint PRIMARY KEY, order_id int NOT NULL, note text NOT NULL)';
+    const NOTES_INDEX = 'CREATE INDEX order_notes_order_id_idx ON order_notes (order_id)';
+    const BY_ORDER = 'SELECT note FROM order_notes WHERE order_id = $1';
+    const [mainDb, prDb] = await Promise.all([
+      createCiDatabase('ci_notes_main', [ORDERS_TABLE, CUSTOMER_INDEX, NOTES, NOTES_INDEX], [BY_ORDER]),
+      createCiDatabase('ci_notes_pr', [ORDERS_TABLE, CUSTOMER_INDEX, NOTES, NOTES_INDEX, 'DROP INDEX order_notes_order_id_idx'], [BY_ORDER]),
+    ]);
+    expect((await verdictOf(await report(mainDb, '800', 'main', repo))).status).toBe('pass');
+    const verdict = await verdictOf(await report(prDb, '801', 'chore/notes-without-index', repo));
+    const regression = verdict.findings.find((f) => f.kind === 'cost_regression' && f.hash === fingerprintOf(BY_ORDER));
+    expect(regression, JSON.stringify(verdict)).toBeDefined();
+    // production never had the index: no lost_index, but the schema cause names it
+    expect(verdict.findings.filter((f) => f.kind === 'lost_index')).toEqual([]);
+    expect(regression!.causes).toEqual([
+      { kind: 'schema', object: 'public.order_notes_order_id_idx', detail: "index public.order_notes_order_id_idx is dropped in this run; the baseline's plan reads it" },
+      {
+        kind: 'no_statistics',
+        object: 'public.order_notes',
+        detail: "public.order_notes is new in this run: no production statistics: planned with the planner's default estimates",
+      },
+    ]);
+    expect(regression!.planDiff!.summary.join('\n')).toMatch(/order_notes_order_id_idx on order_notes -> Seq Scan on order_notes/);
   }, STEP_TIMEOUT_MS);
 });

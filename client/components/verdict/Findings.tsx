@@ -1,5 +1,5 @@
 // What the verdict found, failing ones first: each query with its cost against the baseline, the
-// index to create, what the run's schema changes for it, and Acknowledge (or Undo).
+// index to create, what the run's schema changes for it, why its cost moved, and Acknowledge (or Undo).
 import { Link } from 'react-router-dom';
 import type { Finding, FindingKind, Verdict } from '../../../shared/policy';
 import { queryPath } from '../../lib/paths';
@@ -12,6 +12,7 @@ import { CopyButton } from '../CopyButton';
 import { SqlBlock } from '../SqlBlock';
 import { EmptyState } from '../States';
 import { AcknowledgeButton, UndoAcknowledgeButton } from './Acknowledge';
+import { FindingWhy } from './FindingWhy';
 
 export const KIND_LABELS: Record<FindingKind, { label: string; explain: string }> = {
   cost_regression: { label: 'Cost regression', explain: 'Costs more than in the baseline run' },
@@ -83,6 +84,7 @@ function FindingItem({ finding, envId }: { finding: Finding; envId: string | nul
           ))}
         </ul>
       ) : null}
+      <FindingWhy finding={finding} />
       {finding.recommendations.length > 0 ? (
         <ul className="finding-indexes" aria-label="Indexes to create">
           {finding.recommendations.map((r) => (

@@ -50,6 +50,10 @@ function Summary({ verdict, envId }: { verdict: Verdict; envId: string | null })
           {baseline ? `, ${formatNumber(summary.newQueries)} new` : ''}
         </span>
       </p>
+      {verdict.plannedOn ? (
+        // the rule every verdict keeps: production's growth is never blamed on the run
+        <p className="verdict-line muted small">{verdict.plannedOn.charAt(0).toUpperCase() + verdict.plannedOn.slice(1)}</p>
+      ) : null}
       <p className="verdict-line muted small">
         {baseline ? (
           <>

@@ -1,0 +1,60 @@
+// Why a query's cost moved between the baseline and the run, from evidence only. Both were planned
+// on the same production snapshot (jobs.ts), so production's growth is never a cause here; what is
+// left is what the run changed:
+// - schema: the run drops an index the baseline's plan (or, for lost_index, production's plan) read,
+//   whether production has it (droppedIndexes) or only the baseline's schema had it (a schema note);
+// - no_statistics: the plan reads a table or column only the run has, which the planner can only
+//   guess about (the schema note run-schema.ts writes for it says so);
+// - plan_choice: neither, so the planner chose another plan among near-equal ones; the costs say how near.
+// query_changed belongs to paired findings (a query edited), not produced here. Pure: same input,
+// same causes, in the same order.
+import { CAUSE_KINDS, type FindingCause } from '../../shared/policy';
+import { indexesUsed, type PlanNode } from '../../shared/plan';
+
+export interface CauseInput {
+  cost: number | null;
+  baselineCost: number | null;
+  baselinePlan: PlanNode | null;
+  /** Indexes (schema.name) production's own plan of the query reads. */
+  indexesUsedInProduction: readonly string[];
+  /** Indexes (schema.name) production has that the run's schema drops. */
+  droppedIndexes: readonly string[];
+  /** The run schema's notes on the tables the query's plan reads. */
+  schemaNotes: readonly string[];
+}
+
+const NO_STATISTICS = /^(\S+) is new in this run: no production statistics/;
+const DROPPED_INDEX = /^index (\S+) is dropped in this run$/;
+const bareName = (qualified: string) => qualified.slice(qualified.lastIndexOf('.') + 1);
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+export function findCauses(input: CauseInput): FindingCause[] {
+  const causes: FindingCause[] = [];
+  const baselineIndexes = input.baselinePlan ? indexesUsed(input.baselinePlan) : new Set<string>();
+  const production = new Set(input.indexesUsedInProduction);
+  // jobs.ts notes a removed index on a query only when its baseline plan read it
+  const notedDropped = input.schemaNotes.flatMap((note) => DROPPED_INDEX.exec(note)?.[1] ?? []);
+  for (const index of [...new Set([...input.droppedIndexes, ...notedDropped])].sort()) {
+    const byBaseline = baselineIndexes.has(bareName(index)) || (notedDropped.includes(index) && !input.droppedIndexes.includes(index));
+    if (!byBaseline && !production.has(index)) continue;
+    causes.push({
+      kind: 'schema',
+      object: index,
+      detail: `index ${index} is dropped in this run; ${byBaseline ? "the baseline's plan" : "production's plan"} reads it`,
+    });
+  }
+  for (const note of [...new Set(input.schemaNotes)].sort()) {
+    const match = NO_STATISTICS.exec(note);
+    if (match) causes.push({ kind: 'no_statistics', object: match[1]!, detail: `${note}: planned with the planner's default estimates` });
+  }
+  if (causes.length === 0 && input.cost !== null && input.baselineCost !== null) {
+    const apart = input.baselineCost > 0 ? `${round1(((input.cost - input.baselineCost) / input.baselineCost) * 100)}% apart` : 'apart';
+    causes.push({
+      kind: 'plan_choice',
+      detail:
+        `the schema the plan reads is the baseline's: the planner chose another plan, costing ${round1(input.cost)} ` +
+        `against the baseline's ${round1(input.baselineCost)} (${apart})`,
+    });
+  }
+  return causes.sort((a, b) => CAUSE_KINDS.indexOf(a.kind) - CAUSE_KINDS.indexOf(b.kind));
+}
