@@ -32,7 +32,9 @@ describe('defaults', () => {
       costRegressionPct: 10,
       minCost: 100,
       minSavedPct: 30,
-      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', new_query: 'warn' },
+      callRatio: 3,
+      minCalls: 50,
+      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', new_query: 'warn', call_count_regression: 'warn' },
       ignoredHashes: [],
     });
     expect(defaultPolicy()).toEqual(DEFAULT_POLICY);
@@ -66,6 +68,25 @@ describe('bounds', () => {
     expect(problems(policySchema, { minCost: -0.5 })).toEqual(['minCost: Minimum cost must be at least 0']);
     expect(problems(policySchema, { minCost: Number.POSITIVE_INFINITY })).toHaveLength(1);
     expect(problems(policySchema, { minCost: Number.NaN })).toEqual(['minCost: Minimum cost must be a number']);
+  });
+
+  it('call ratio 1..1000, minimum calls a whole number >= 0 (a stored policy without them reads the defaults)', () => {
+    expect(policySchema.parse({ costRegressionPct: 5 })).toMatchObject({ callRatio: 3, minCalls: 50 });
+    expect(policySchema.parse({ callRatio: 1, minCalls: 0 })).toMatchObject({ callRatio: 1, minCalls: 0 });
+    expect(policySchema.parse({ callRatio: 2.5, minCalls: 1_000_000 })).toMatchObject({ callRatio: 2.5, minCalls: 1_000_000 });
+    expect(problems(policySchema, { callRatio: 0.5 })).toEqual(['callRatio: Call ratio must be at least 1']);
+    expect(problems(policySchema, { callRatio: 1001 })).toEqual(['callRatio: Call ratio must be at most 1000']);
+    expect(problems(policySchema, { minCalls: -1 })).toEqual(['minCalls: Minimum calls must be at least 0']);
+    expect(problems(policySchema, { minCalls: 2.5 })).toEqual(['minCalls: Minimum calls must be a whole number']);
+    expect(problems(policyPatchSchema, { callRatio: '3' })).toEqual(['callRatio: Call ratio must be a number']);
+    expect(mergePolicy(defaultPolicy(), { callRatio: 10, conditions: { call_count_regression: 'fail' } })).toMatchObject({
+      callRatio: 10,
+      minCalls: 50,
+      conditions: { call_count_regression: 'fail', new_query: 'warn' },
+    });
+    expect(problems(policySchema, { conditions: { call_count_regression: 'error' } })).toEqual([
+      'conditions.call_count_regression: Condition call_count_regression must be "fail", "warn" or "off"',
+    ]);
   });
 
   it('numbers must be numbers, also at the top level of an update (no "10" for 10)', () => {
@@ -113,7 +134,9 @@ describe('updates', () => {
       costRegressionPct: 25,
       minCost: 50,
       minSavedPct: 30,
-      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'warn', new_query: 'off' },
+      callRatio: 3,
+      minCalls: 50,
+      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'warn', new_query: 'off', call_count_regression: 'warn' },
       ignoredHashes: [HASH],
     });
   });
@@ -194,14 +217,17 @@ describe('the verdict wire schema', () => {
         recommendations: [{ createIndex: 'CREATE INDEX ON public.orders (customer_id)', costAfter: 12, savedPct: 99.9 }],
         schemaNotes: [],
         acknowledged: false,
+        calls: 3,
+        baselineCalls: null,
       },
     ],
+    statements: { run: 240, baseline: 180 },
     schemaNotes: ['public.orders.total changes type in this run: not applied'],
   };
 
   it("has the issue's fields, and the run-level schema notes", () => {
     expect(verdictSchema.parse(verdict)).toEqual(verdict);
-    expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'analyzedAt', 'policy', 'summary', 'findings', 'schemaNotes']);
+    expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'analyzedAt', 'policy', 'summary', 'findings', 'statements', 'schemaNotes']);
   });
 
   it('refuses an unknown status, kind or severity', () => {

@@ -9,7 +9,7 @@ import { idSchema, isPlainLine, jsonNumber } from './validation';
 // ---------------------------------------------------------------- the policy
 
 /** What a verdict can find, in the order findings of one severity are listed. */
-export const FINDING_KINDS = ['cost_regression', 'lost_index', 'new_query_needs_index', 'new_query'] as const;
+export const FINDING_KINDS = ['cost_regression', 'lost_index', 'new_query_needs_index', 'new_query', 'call_count_regression'] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
 
 /** What a condition does when it is met: fail the run, warn, or nothing at all. */
@@ -26,6 +26,9 @@ export const POLICY_LIMITS = {
   maxSavedPct: 100,
   maxMinCost: Number.MAX_SAFE_INTEGER,
   maxIgnoredHashes: 1000,
+  /** A query may run a thousand times as often as before; beyond that a ratio only means "never". */
+  maxCallRatio: 1000,
+  maxMinCalls: Number.MAX_SAFE_INTEGER,
   maxBranchLength: 255,
   maxNoteLength: 2000,
 } as const;
@@ -35,13 +38,23 @@ export const DEFAULT_POLICY = {
   costRegressionPct: 10,
   minCost: 100,
   minSavedPct: 30,
-  conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', new_query: 'warn' },
+  callRatio: 3,
+  minCalls: 50,
+  conditions: {
+    cost_regression: 'fail',
+    new_query_needs_index: 'fail',
+    lost_index: 'fail',
+    new_query: 'warn',
+    call_count_regression: 'warn',
+  },
   ignoredHashes: [],
 } as const satisfies {
   comparisonBranch: string;
   costRegressionPct: number;
   minCost: number;
   minSavedPct: number;
+  callRatio: number;
+  minCalls: number;
   conditions: Record<FindingKind, ConditionMode>;
   ignoredHashes: readonly string[];
 };
@@ -85,6 +98,12 @@ function boundedNumber(what: string, max: number) {
 const costRegressionPct = () => boundedNumber('Cost regression percentage', POLICY_LIMITS.maxCostRegressionPct);
 const minCost = () => boundedNumber('Minimum cost', POLICY_LIMITS.maxMinCost);
 const minSavedPct = () => boundedNumber('Minimum saved percentage', POLICY_LIMITS.maxSavedPct);
+const callRatio = () =>
+  z
+    .number({ error: 'Call ratio must be a number' })
+    .min(1, 'Call ratio must be at least 1')
+    .max(POLICY_LIMITS.maxCallRatio, `Call ratio must be at most ${POLICY_LIMITS.maxCallRatio}`);
+const minCalls = () => boundedNumber('Minimum calls', POLICY_LIMITS.maxMinCalls).int('Minimum calls must be a whole number');
 
 /** Fingerprints that never produce a finding: lowercase, each once, sorted (so equal policies compare equal). */
 export const ignoredHashesSchema = z
@@ -97,6 +116,8 @@ const DESCRIPTIONS = {
   costRegressionPct: 'cost_regression: the cost must exceed the baseline cost by more than this percentage',
   minCost: 'cost_regression: costs below this (planner units) never count as a regression',
   minSavedPct: 'new_query_needs_index: the best recommended index must save at least this percentage of the cost',
+  callRatio: "call_count_regression: the query's calls in the run must be at least this many times its calls in the baseline",
+  minCalls: 'call_count_regression: runs with fewer calls of the query than this never count (a test calling it 3 times instead of 1 is no N+1)',
   conditions: 'What each kind of finding does: fail the run, warn, or nothing (off)',
 };
 
@@ -106,6 +127,7 @@ export const conditionsSchema = z
     new_query_needs_index: conditionModeSchema('new_query_needs_index').default(DEFAULT_POLICY.conditions.new_query_needs_index),
     lost_index: conditionModeSchema('lost_index').default(DEFAULT_POLICY.conditions.lost_index),
     new_query: conditionModeSchema('new_query').default(DEFAULT_POLICY.conditions.new_query),
+    call_count_regression: conditionModeSchema('call_count_regression').default(DEFAULT_POLICY.conditions.call_count_regression),
   })
   .meta({ description: DESCRIPTIONS.conditions });
 
@@ -118,6 +140,8 @@ export const policySchema = z.object({
   costRegressionPct: costRegressionPct().default(DEFAULT_POLICY.costRegressionPct).meta({ description: DESCRIPTIONS.costRegressionPct }),
   minCost: minCost().default(DEFAULT_POLICY.minCost).meta({ description: DESCRIPTIONS.minCost }),
   minSavedPct: minSavedPct().default(DEFAULT_POLICY.minSavedPct).meta({ description: DESCRIPTIONS.minSavedPct }),
+  callRatio: callRatio().default(DEFAULT_POLICY.callRatio).meta({ description: DESCRIPTIONS.callRatio }),
+  minCalls: minCalls().default(DEFAULT_POLICY.minCalls).meta({ description: DESCRIPTIONS.minCalls }),
   conditions: conditionsSchema.default({ ...DEFAULT_POLICY.conditions }),
   ignoredHashes: ignoredHashesSchema.default([]),
 });
@@ -137,12 +161,15 @@ export const policyPatchSchema = z.strictObject({
   costRegressionPct: jsonNumber(costRegressionPct()).optional().meta({ description: DESCRIPTIONS.costRegressionPct }),
   minCost: jsonNumber(minCost()).optional().meta({ description: DESCRIPTIONS.minCost }),
   minSavedPct: jsonNumber(minSavedPct()).optional().meta({ description: DESCRIPTIONS.minSavedPct }),
+  callRatio: jsonNumber(callRatio()).optional().meta({ description: DESCRIPTIONS.callRatio }),
+  minCalls: jsonNumber(minCalls()).optional().meta({ description: DESCRIPTIONS.minCalls }),
   conditions: z
     .strictObject({
       cost_regression: conditionModeSchema('cost_regression').optional(),
       new_query_needs_index: conditionModeSchema('new_query_needs_index').optional(),
       lost_index: conditionModeSchema('lost_index').optional(),
       new_query: conditionModeSchema('new_query').optional(),
+      call_count_regression: conditionModeSchema('call_count_regression').optional(),
     })
     .optional()
     .meta({ description: DESCRIPTIONS.conditions }),
@@ -229,7 +256,8 @@ export const findingSchema = z.object({
     description:
       'cost_regression: cost above the baseline by more than the policy percentage and at least its minimum cost; ' +
       'new_query_needs_index: not in the baseline, an index would save at least the minimum percentage; ' +
-      'new_query: not in the baseline; lost_index: its production plan uses an index the run schema drops',
+      'new_query: not in the baseline; lost_index: its production plan uses an index the run schema drops; ' +
+      'call_count_regression: called at least the policy ratio times as often as in the baseline, and at least its minimum calls (N+1)',
   }),
   severity: z.enum(SEVERITIES),
   hash: z.string(),
@@ -240,6 +268,8 @@ export const findingSchema = z.object({
   recommendations: z.array(findingRecommendationSchema),
   schemaNotes: z.array(z.string()).meta({ description: 'What the run schema changes for this query, e.g. tables without production statistics' }),
   acknowledged: z.boolean().meta({ description: 'Acknowledged findings are listed but do not count toward the status' }),
+  calls: z.number().nullable().meta({ description: "How many times the run's tests executed the query (pg_stat_statements calls); null when not reported" }),
+  baselineCalls: z.number().nullable().meta({ description: 'How many times the baseline run executed it; null when new or not reported' }),
 });
 export type Finding = z.infer<typeof findingSchema>;
 
@@ -261,6 +291,12 @@ export const verdictSchema = z.object({
   policy: policySchema,
   summary: verdictSummarySchema,
   findings: z.array(findingSchema),
+  statements: z
+    .object({
+      run: z.number().nullable().meta({ description: "Statements the run's tests executed: the sum of its queries' calls (null when none were reported)" }),
+      baseline: z.number().nullable().meta({ description: "The same sum for the baseline run (null without a baseline or its calls)" }),
+    })
+    .meta({ description: 'Total statements per run, before and after: a query-count regression shows here first' }),
   schemaNotes: z
     .array(z.string())
     .meta({ description: "Differences of the run's schema that could not be applied to production's; reported, never guessed" }),

@@ -100,6 +100,22 @@ async function readPlanRows(db: Db, runIds: readonly string[], withText: boolean
     .where(where);
 }
 
+/** Calls per query of these runs (the analyzed runs and their baselines), by run. */
+async function readCalls(db: Db, runIds: readonly string[]): Promise<Map<string, Map<string, number | null>>> {
+  const byRun = new Map<string, Map<string, number | null>>();
+  if (runIds.length === 0) return byRun;
+  const rows = await db
+    .select({ runId: ciRunQueries.runId, hash: ciRunQueries.hash, calls: ciRunQueries.calls })
+    .from(ciRunQueries)
+    .where(inArray(ciRunQueries.runId, [...new Set(runIds)]));
+  for (const row of rows) {
+    let calls = byRun.get(row.runId);
+    if (!calls) byRun.set(row.runId, (calls = new Map()));
+    calls.set(row.hash, row.calls);
+  }
+  return byRun;
+}
+
 async function readAcknowledgements(db: Db, environmentIds: readonly string[]) {
   if (environmentIds.length === 0) return new Map<string, { hash: string; cost: number | null }[]>();
   const rows = await db
@@ -127,7 +143,14 @@ function baselineOf(run: RunRow): VerdictBaseline | null {
   return { id: run.baselineId, runId: run.baselineRunId, branch: run.baselineBranch, createdAt: run.baselineCreatedAt.toISOString() };
 }
 
-function verdictOf(run: RunRow, plans: readonly PlanRow[], acknowledgements: readonly { hash: string; cost: number | null }[]): Verdict {
+type CallsByRun = ReadonlyMap<string, ReadonlyMap<string, number | null>>;
+
+function verdictOf(
+  run: RunRow,
+  plans: readonly PlanRow[],
+  acknowledgements: readonly { hash: string; cost: number | null }[],
+  calls: CallsByRun,
+): Verdict {
   const policy = readStoredPolicy(run.policy);
   if (!run.environmentId) {
     return unavailableVerdict(`Repository ${run.repo} was not linked to an environment when this run was posted`, policy);
@@ -151,6 +174,7 @@ function verdictOf(run: RunRow, plans: readonly PlanRow[], acknowledgements: rea
       break;
   }
   const baseline = baselineOf(run);
+  const runCalls = calls.get(run.id);
   const queries: VerdictQuery[] = plans.map((plan) => ({
     hash: plan.hash,
     formattedQuery: plan.formattedQuery ?? '',
@@ -158,11 +182,18 @@ function verdictOf(run: RunRow, plans: readonly PlanRow[], acknowledgements: rea
     recommendations: plan.recommendations,
     indexesUsedInProduction: plan.indexesUsed,
     schemaNotes: plan.schemaNotes,
+    calls: runCalls?.get(plan.hash) ?? null,
   }));
   return evaluateVerdict({
     queries,
     // Baseline costs were planned with the run, on the same snapshot (see jobs.ts).
-    baseline: baseline ? { meta: baseline, costs: new Map(plans.filter((p) => p.inBaseline).map((p) => [p.hash, p.baselineCost])) } : null,
+    baseline: baseline
+      ? {
+          meta: baseline,
+          costs: new Map(plans.filter((p) => p.inBaseline).map((p) => [p.hash, p.baselineCost])),
+          calls: calls.get(baseline.id) ?? new Map(),
+        }
+      : null,
     policy,
     acknowledgements,
     droppedIndexes: run.droppedIndexes ?? [],
@@ -172,19 +203,20 @@ function verdictOf(run: RunRow, plans: readonly PlanRow[], acknowledgements: rea
   });
 }
 
-/** The verdicts of these runs (those that exist), with four queries whatever their number. */
+/** The verdicts of these runs (those that exist), with five queries whatever their number. */
 async function readVerdicts(db: Db, runIds: readonly string[], withText: boolean): Promise<Map<string, Verdict>> {
   const verdicts = new Map<string, Verdict>();
   if (runIds.length === 0) return verdicts;
   const runs = await readRunRows(db, runIds);
   const analyzed = runs.filter((run) => run.environmentId && run.status === 'done');
-  const [plans, acknowledgements] = await Promise.all([
+  const [plans, acknowledgements, calls] = await Promise.all([
     readPlanRows(db, analyzed.map((run) => run.id), withText),
     readAcknowledgements(db, [...new Set(analyzed.map((run) => run.environmentId!))]),
+    readCalls(db, analyzed.flatMap((run) => (run.baselineId ? [run.id, run.baselineId] : [run.id]))),
   ]);
   const plansByRun = groupBy(plans, (plan) => plan.runId);
   for (const run of runs) {
-    verdicts.set(run.id, verdictOf(run, plansByRun.get(run.id) ?? [], acknowledgements.get(run.environmentId ?? '') ?? []));
+    verdicts.set(run.id, verdictOf(run, plansByRun.get(run.id) ?? [], acknowledgements.get(run.environmentId ?? '') ?? [], calls));
   }
   return verdicts;
 }
