@@ -19,6 +19,7 @@ const KIND_LABELS: Record<Finding['kind'], string> = {
   lost_index: 'lost index',
   new_query_needs_index: 'new query needs an index',
   new_query: 'new query',
+  call_count_regression: 'more calls (N+1?)',
 };
 
 const QUERY_CHARS = 100;
@@ -41,6 +42,26 @@ export function costChange(finding: Finding): string {
   const before = finding.baselineCost === null ? 'new' : formatCost(finding.baselineCost);
   const change = finding.changePct === null ? '' : ` (${finding.changePct >= 0 ? '+' : ''}${Math.round(finding.changePct).toLocaleString('en-US')}%)`;
   return `${before} -> ${formatCost(finding.cost)}${change}`;
+}
+
+/** Counts of calls: whole numbers, grouped. */
+export const formatCount = (count: number | null): string => (count === null ? '?' : Math.round(count).toLocaleString('en-US'));
+
+/** "calls 3 -> 120 (x40)": how often the baseline ran the query, then the run. */
+export function callsChange(finding: Finding): string {
+  const ratio = finding.calls !== null && finding.baselineCalls ? ` (x${formatCount(finding.calls / finding.baselineCalls)})` : '';
+  return `calls ${formatCount(finding.baselineCalls)} -> ${formatCount(finding.calls)}${ratio}`;
+}
+
+/** What moved: the calls for a call-count regression, the cost for everything else. */
+export const findingChange = (finding: Finding): string =>
+  finding.kind === 'call_count_regression' ? callsChange(finding) : `${costChange(finding)}${withIndex(finding)}`;
+
+/** "statements 240 -> 1,230": the run-level total of calls, before and after; null when the run has none. */
+export function statementsLine(verdict: Verdict, arrow = '->'): string | null {
+  const { run, baseline } = verdict.statements ?? { run: null, baseline: null };
+  if (run === null) return null;
+  return baseline === null ? `statements executed: ${formatCount(run)}` : `statements executed: ${formatCount(baseline)} ${arrow} ${formatCount(run)}`;
 }
 
 /** Findings that count toward the status (acknowledged ones are listed apart). */
@@ -86,11 +107,13 @@ const withIndex = (finding: Finding) =>
 export function verdictText(verdict: Verdict, context: VerdictContext): string[] {
   const lines = [`querytrail: verdict ${verdict.status.toUpperCase()} for run ${context.runId}: ${tally(verdict)} (${comparedWith(verdict)})`];
   if (verdict.reason) lines.push(`  ${verdict.reason}`);
+  const statements = statementsLine(verdict);
+  if (statements) lines.push(`  ${statements}`);
   // columns as wide as their widest cell, so the queries line up
   const rows = verdict.findings.map((finding) => [
     finding.acknowledged ? 'ack' : finding.severity,
     KIND_LABELS[finding.kind],
-    `${costChange(finding)}${withIndex(finding)}`,
+    findingChange(finding),
     shortenQuery(finding.formattedQuery),
   ]);
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
@@ -163,14 +186,17 @@ export function verdictMarkdown(verdict: Verdict, context: VerdictContext, optio
   const commit = context.commitSha ? ` at ${codeSpan(context.commitSha.slice(0, 7))}` : '';
   out.push(`Run ${codeSpan(context.runId)} of ${escapeMarkdown(context.repo)}${commit}: **${tally(verdict)}** (${escapeMarkdown(comparedWith(verdict))}).`);
   if (verdict.reason) out.push('', `> ${escapeMarkdown(verdict.reason)}`);
+  // digits, commas, letters and the arrow: nothing to escape
+  const statements = statementsLine(verdict, '→');
+  if (statements) out.push('', `Statements executed by the tests: ${statements.replace('statements executed: ', '')}.`);
   if (verdict.status === 'pass' && (options.previous === 'fail' || options.previous === 'warn')) {
     out.push('', `The findings reported earlier on this pull request are resolved.`);
   }
   if (verdict.findings.length) {
-    out.push('', '| | Finding | Cost before → after | Query |', '| --- | --- | --- | --- |');
+    out.push('', '| | Finding | Before → after | Query |', '| --- | --- | --- | --- |');
     for (const finding of verdict.findings.slice(0, MAX_ROWS)) {
       const severity = finding.acknowledged ? '☑️ acknowledged' : finding.severity === 'fail' ? '❌ fail' : '⚠️ warn';
-      const cost = `${costChange(finding)}${withIndex(finding)}`.replace('->', '→');
+      const cost = findingChange(finding).replace('->', '→');
       out.push(`| ${severity} | ${KIND_LABELS[finding.kind]} | ${cost} | ${codeSpan(shortenQuery(finding.formattedQuery), true)} |`);
     }
     const more = verdict.findings.length - MAX_ROWS;

@@ -36,6 +36,8 @@ interface FormValues {
   costRegressionPct: string;
   minCost: string;
   minSavedPct: string;
+  callRatio: string;
+  minCalls: string;
   conditions: Record<FindingKind, ConditionMode>;
   ignoredHashes: string;
 }
@@ -45,6 +47,8 @@ const valuesOf = (policy: Policy): FormValues => ({
   costRegressionPct: String(policy.costRegressionPct),
   minCost: String(policy.minCost),
   minSavedPct: String(policy.minSavedPct),
+  callRatio: String(policy.callRatio),
+  minCalls: String(policy.minCalls),
   conditions: { ...policy.conditions },
   ignoredHashes: policy.ignoredHashes.join('\n'),
 });
@@ -81,6 +85,8 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
     costRegressionPct: validate(shape.costRegressionPct, numberOf(values.costRegressionPct)),
     minCost: validate(shape.minCost, numberOf(values.minCost)),
     minSavedPct: validate(shape.minSavedPct, numberOf(values.minSavedPct)),
+    callRatio: validate(shape.callRatio, numberOf(values.callRatio)),
+    minCalls: validate(shape.minCalls, numberOf(values.minCalls)),
     ignoredHashes: validate(ignoredHashesSchema, hashesOf(values.ignoredHashes)),
   };
   const onSubmit = form.submit(Object.values(errors).every((e) => !e), () =>
@@ -90,6 +96,8 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
       costRegressionPct: numberOf(values.costRegressionPct),
       minCost: numberOf(values.minCost),
       minSavedPct: numberOf(values.minSavedPct),
+      callRatio: numberOf(values.callRatio),
+      minCalls: numberOf(values.minCalls),
       conditions: values.conditions,
       ignoredHashes: hashesOf(values.ignoredHashes),
     }),
@@ -125,6 +133,20 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
             hint="A new query needs an index when one saves at least this."
             {...numeric}
             max={100}
+          />
+          <TextField
+            label="Call ratio"
+            {...form.field('callRatio', values.callRatio, set('callRatio'), errors.callRatio)}
+            hint="A query called at least this many times as often as in the baseline is flagged (N+1)."
+            {...numeric}
+            min={1}
+          />
+          <TextField
+            label="Minimum calls"
+            {...form.field('minCalls', values.minCalls, set('minCalls'), errors.minCalls)}
+            hint="Fewer calls than this in the run never count."
+            {...numeric}
+            step={1}
           />
         </div>
         <fieldset className="policy-conditions">

@@ -50,6 +50,14 @@ function Summary({ verdict, envId }: { verdict: Verdict; envId: string | null })
           {baseline ? `, ${formatNumber(summary.newQueries)} new` : ''}
         </span>
       </p>
+      {verdict.statements.run !== null ? (
+        <p className="verdict-line muted small" aria-label="Statements executed">
+          Statements executed by the tests:{' '}
+          {verdict.statements.baseline !== null ? `${formatNumber(verdict.statements.baseline)} in the baseline → ` : ''}
+          <strong>{formatNumber(verdict.statements.run)}</strong>
+          {verdict.statements.baseline !== null ? ' in this run' : ''}
+        </p>
+      ) : null}
       <p className="verdict-line muted small">
         {baseline ? (
           <>
