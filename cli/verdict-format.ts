@@ -1,6 +1,7 @@
 // A verdict as people read it: plain text for a CI log, Markdown for GitHub's job summary and the
 // pull request's comment. Both show the same things: the status, one line per finding (kind, cost
 // before -> after, the query shortened), the CREATE INDEX statements, and the run's page.
+import { describeCallSite } from '../shared/call-sites';
 import type { Finding, Verdict, VerdictStatus } from '../shared/policy';
 
 /** What the reader needs beside the verdict: which run it judged and where to see it. */
@@ -64,6 +65,16 @@ export function statementsLine(verdict: Verdict, arrow = '->'): string | null {
   return baseline === null ? `statements executed: ${formatCount(run)}` : `statements executed: ${formatCount(baseline)} ${arrow} ${formatCount(run)}`;
 }
 
+const SHOWN_CALL_SITES = 3;
+
+/** "app/models/order.rb:88, orders#index; lib/report.rb:12": where the query comes from, or null. */
+export function callSitesText(finding: Finding): string | null {
+  const sites = (finding.callSites ?? []).map(describeCallSite).filter(Boolean);
+  if (sites.length === 0) return null;
+  const more = sites.length - SHOWN_CALL_SITES;
+  return `${sites.slice(0, SHOWN_CALL_SITES).join('; ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
 /** Findings that count toward the status (acknowledged ones are listed apart). */
 export const counted = (verdict: Verdict) => verdict.findings.filter((f) => !f.acknowledged);
 
@@ -117,7 +128,11 @@ export function verdictText(verdict: Verdict, context: VerdictContext): string[]
     shortenQuery(finding.formattedQuery),
   ]);
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
-  for (const row of rows) lines.push(`  ${row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join('  ')}`);
+  rows.forEach((row, index) => {
+    lines.push(`  ${row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join('  ')}`);
+    const from = callSitesText(verdict.findings[index]!);
+    if (from) lines.push(`    from ${shortenQuery(from, 300)}`);
+  });
   const indexes = indexesToCreate(verdict);
   if (indexes.length) {
     lines.push('  indexes to create:');
@@ -197,7 +212,9 @@ export function verdictMarkdown(verdict: Verdict, context: VerdictContext, optio
     for (const finding of verdict.findings.slice(0, MAX_ROWS)) {
       const severity = finding.acknowledged ? '☑️ acknowledged' : finding.severity === 'fail' ? '❌ fail' : '⚠️ warn';
       const cost = findingChange(finding).replace('->', '→');
-      out.push(`| ${severity} | ${KIND_LABELS[finding.kind]} | ${cost} | ${codeSpan(shortenQuery(finding.formattedQuery), true)} |`);
+      const from = callSitesText(finding);
+      const where = from ? `<br>from ${escapeMarkdown(shortenQuery(from, 300))}` : '';
+      out.push(`| ${severity} | ${KIND_LABELS[finding.kind]} | ${cost} | ${codeSpan(shortenQuery(finding.formattedQuery), true)}${where} |`);
     }
     const more = verdict.findings.length - MAX_ROWS;
     if (more > 0) out.push('', `… and ${more} more finding${more === 1 ? '' : 's'} on the run's page.`);

@@ -36,6 +36,7 @@ describe('defaults', () => {
       minCalls: 50,
       conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', new_query: 'warn', call_count_regression: 'warn' },
       ignoredHashes: [],
+      ignoredCallSites: [],
     });
     expect(defaultPolicy()).toEqual(DEFAULT_POLICY);
   });
@@ -89,6 +90,17 @@ describe('bounds', () => {
     ]);
   });
 
+  it('ignored call sites are glob patterns, trimmed, each once, sorted, one line each, at most 100', () => {
+    expect(policySchema.parse({ ignoredCallSites: [' spec/** ', '**/fixtures/**', 'spec/**'] }).ignoredCallSites).toEqual(['**/fixtures/**', 'spec/**']);
+    expect(problems(policySchema, { ignoredCallSites: [''] })).toEqual(['ignoredCallSites.0: An ignored call site pattern must not be empty']);
+    expect(problems(policySchema, { ignoredCallSites: ['a\nb'] })).toEqual(['ignoredCallSites.0: An ignored call site pattern must be one line without control characters']);
+    expect(problems(policySchema, { ignoredCallSites: ['x'.repeat(201)] })).toEqual(['ignoredCallSites.0: An ignored call site pattern must be at most 200 characters']);
+    expect(problems(policySchema, { ignoredCallSites: Array.from({ length: 101 }, (_, i) => `p${i}/**`) })).toEqual([
+      'ignoredCallSites: At most 100 call site patterns may be ignored',
+    ]);
+    expect(mergePolicy(mergePolicy(defaultPolicy(), { ignoredCallSites: ['spec/**'] }), { ignoredCallSites: [] }).ignoredCallSites).toEqual([]);
+  });
+
   it('numbers must be numbers, also at the top level of an update (no "10" for 10)', () => {
     expect(problems(policyPatchSchema, { costRegressionPct: '10' })).toEqual(['costRegressionPct: Cost regression percentage must be a number']);
     expect(problems(updatePolicyInput, { id: 'env_1', minCost: true })).toEqual(['minCost: Minimum cost must be a number']);
@@ -138,6 +150,7 @@ describe('updates', () => {
       minCalls: 50,
       conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'warn', new_query: 'off', call_count_regression: 'warn' },
       ignoredHashes: [HASH],
+      ignoredCallSites: [],
     });
   });
 
@@ -219,6 +232,7 @@ describe('the verdict wire schema', () => {
         acknowledged: false,
         calls: 3,
         baselineCalls: null,
+        callSites: [{ file: 'app/models/order.rb', line: 88, controller: 'orders', action: 'index', tags: { controller: 'orders', action: 'index' } }],
       },
     ],
     statements: { run: 240, baseline: 180 },

@@ -2,6 +2,7 @@
 // verdict of a CI run. Shared by the server (server/verdict/), the REST document and the SPA's
 // forms, so a value accepted in one place is accepted everywhere.
 import { z } from 'zod';
+import { callSiteSchema } from './call-sites';
 import { isoDate } from './dates';
 import { hashSchema, pathParam } from './environments';
 import { idSchema, isPlainLine, jsonNumber } from './validation';
@@ -28,6 +29,8 @@ export const POLICY_LIMITS = {
   maxIgnoredHashes: 1000,
   /** A query may run a thousand times as often as before; beyond that a ratio only means "never". */
   maxCallRatio: 1000,
+  maxIgnoredCallSites: 100,
+  maxCallSitePattern: 200,
   maxMinCalls: Number.MAX_SAFE_INTEGER,
   maxBranchLength: 255,
   maxNoteLength: 2000,
@@ -48,6 +51,7 @@ export const DEFAULT_POLICY = {
     call_count_regression: 'warn',
   },
   ignoredHashes: [],
+  ignoredCallSites: [],
 } as const satisfies {
   comparisonBranch: string;
   costRegressionPct: number;
@@ -57,6 +61,7 @@ export const DEFAULT_POLICY = {
   minCalls: number;
   conditions: Record<FindingKind, ConditionMode>;
   ignoredHashes: readonly string[];
+  ignoredCallSites: readonly string[];
 };
 
 /**
@@ -112,6 +117,27 @@ export const ignoredHashesSchema = z
   .transform((hashes) => [...new Set(hashes)].sort())
   .meta({ description: 'Query fingerprints (16 hexadecimal digits) that never produce a finding' });
 
+// Glob patterns of source files (spec/**, **/fixtures/*.rb): queries called only from such files
+// never produce a finding.
+export const ignoredCallSitesSchema = z
+  .array(
+    z
+      .string({ error: 'An ignored call site must be a glob pattern' })
+      .trim()
+      .min(1, 'An ignored call site pattern must not be empty')
+      .max(POLICY_LIMITS.maxCallSitePattern, `An ignored call site pattern must be at most ${POLICY_LIMITS.maxCallSitePattern} characters`)
+      .refine(isPlainLine, 'An ignored call site pattern must be one line without control characters'),
+    { error: 'Ignored call sites must be a list of glob patterns' },
+  )
+  .max(POLICY_LIMITS.maxIgnoredCallSites, `At most ${POLICY_LIMITS.maxIgnoredCallSites} call site patterns may be ignored`)
+  .transform((patterns) => [...new Set(patterns)].sort())
+  .meta({
+    description:
+      "Glob patterns matched against the file of a query's call sites (** any folders, * and ? within one): " +
+      'a query whose call sites naming a file all match never produces a finding',
+    example: ['spec/**', '**/fixtures/**'],
+  });
+
 const DESCRIPTIONS = {
   costRegressionPct: 'cost_regression: the cost must exceed the baseline cost by more than this percentage',
   minCost: 'cost_regression: costs below this (planner units) never count as a regression',
@@ -144,6 +170,7 @@ export const policySchema = z.object({
   minCalls: minCalls().default(DEFAULT_POLICY.minCalls).meta({ description: DESCRIPTIONS.minCalls }),
   conditions: conditionsSchema.default({ ...DEFAULT_POLICY.conditions }),
   ignoredHashes: ignoredHashesSchema.default([]),
+  ignoredCallSites: ignoredCallSitesSchema.default([]),
 });
 export type Policy = z.infer<typeof policySchema>;
 
@@ -154,7 +181,7 @@ export const defaultPolicy = (): Policy => policySchema.parse({});
  * An update: any subset of the fields, `conditions` itself partial. Unknown fields are refused (a
  * misspelt field would otherwise be dropped in silence). Numbers must arrive as JSON numbers (see
  * jsonNumber: the REST adapter would coerce "10" and true at the top level of an input).
- * `ignoredHashes`, when given, replaces the list.
+ * `ignoredHashes` and `ignoredCallSites`, when given, replace their list.
  */
 export const policyPatchSchema = z.strictObject({
   comparisonBranch: branchNameSchema.optional(),
@@ -174,6 +201,7 @@ export const policyPatchSchema = z.strictObject({
     .optional()
     .meta({ description: DESCRIPTIONS.conditions }),
   ignoredHashes: ignoredHashesSchema.optional(),
+  ignoredCallSites: ignoredCallSitesSchema.optional(),
 });
 export type PolicyPatch = z.infer<typeof policyPatchSchema>;
 
@@ -270,6 +298,9 @@ export const findingSchema = z.object({
   acknowledged: z.boolean().meta({ description: 'Acknowledged findings are listed but do not count toward the status' }),
   calls: z.number().nullable().meta({ description: "How many times the run's tests executed the query (pg_stat_statements calls); null when not reported" }),
   baselineCalls: z.number().nullable().meta({ description: 'How many times the baseline run executed it; null when new or not reported' }),
+  callSites: z
+    .array(callSiteSchema)
+    .meta({ description: "Where the query comes from in the application, read from the run's query comments (sqlcommenter, marginalia)" }),
 });
 export type Finding = z.infer<typeof findingSchema>;
 

@@ -78,6 +78,7 @@ describe('cost_regression', () => {
         acknowledged: false,
         calls: null,
         baselineCalls: null,
+        callSites: [],
       },
     ]);
     expect(v.summary).toEqual({ queries: 1, newQueries: 0, regressions: 1, needIndex: 0, lostIndex: 0 });
@@ -231,6 +232,29 @@ describe('call_count_regression (N+1)', () => {
     expect(kinds(v)).toEqual(['cost_regression:a:fail', 'call_count_regression:a:warn']);
     expect(verdict({ queries: [q(H.a, 10)], baseline: mainBaseline({ [H.a]: 10 }) }).statements).toEqual({ run: null, baseline: null });
     expect(verdict({ queries: [q(H.a, 10, { calls: 7 })] }).statements).toEqual({ run: 7, baseline: null });
+  });
+});
+
+describe('call sites', () => {
+  const site = (file: string) => ({ file, line: 3, controller: 'orders', action: 'index', tags: { file: `${file}:3` } });
+
+  it("every finding carries its query's call sites", () => {
+    const v = verdict({ queries: [q(H.a, 10, { callSites: [site('app/models/order.rb')] })], baseline: mainBaseline({}) });
+    expect(v.findings[0]).toMatchObject({ kind: 'new_query', callSites: [site('app/models/order.rb')] });
+  });
+
+  it('ignoredCallSites: a query called only from matching files produces nothing; one also called from app code still does', () => {
+    const policy = policyWith({ ignoredCallSites: ['spec/**', '**/fixtures/**'] });
+    const queries = [
+      q(H.a, 10, { callSites: [site('spec/support/seed.rb')] }),
+      q(H.b, 10, { callSites: [site('test/fixtures/orders.rb'), site('spec/x.rb')] }),
+      q(H.c, 10, { callSites: [site('spec/x.rb'), site('app/models/order.rb')] }),
+      q(H.d, 10),
+    ];
+    const v = verdict({ queries, baseline: mainBaseline({}), policy });
+    expect(kinds(v)).toEqual(['new_query:c:warn', 'new_query:d:warn']);
+    // still counted as the run's queries
+    expect(v.summary).toMatchObject({ queries: 4, newQueries: 4 });
   });
 });
 

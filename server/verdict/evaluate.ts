@@ -16,8 +16,11 @@
 //   not reported). A query of the baseline called `calls` times now is a call_count_regression when
 //   calls >= policy.callRatio x baselineCalls and calls >= policy.minCalls: an ORM loop issuing one
 //   query per row (N+1) multiplies a query's calls while its cost per call stays the same.
+// - CALL SITES come with the run's queries (ci_run_queries.call_sites); a query whose call sites
+//   naming a file are all matched by policy.ignoredCallSites is skipped like an ignored hash.
 // - INDEX NAMES in `indexesUsedInProduction` and `droppedIndexes` must be spelt alike (the design
 //   uses "schema.name"); they are compared as given.
+import { callSitesIgnored, type CallSite } from '../../shared/call-sites';
 import {
   FINDING_KINDS,
   SEVERITIES,
@@ -50,6 +53,8 @@ export interface VerdictQuery {
   schemaNotes: readonly string[];
   /** How many times the run's tests executed it; null or absent when not reported. */
   calls?: number | null;
+  /** Where it comes from, read from its comments at ingestion. */
+  callSites?: readonly CallSite[];
 }
 
 export interface BaselineInput {
@@ -153,7 +158,8 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
     const inBaseline = input.baseline !== null && baselineCosts.has(hash);
     const isNew = input.baseline !== null && !inBaseline;
     if (isNew) newQueries++;
-    if (ignored.has(hash)) continue;
+    const callSites = [...(query.callSites ?? [])];
+    if (ignored.has(hash) || callSitesIgnored(callSites, policy.ignoredCallSites)) continue;
 
     const cost = finite(query.cost);
     const baselineCost = inBaseline ? (baselineCosts.get(hash) ?? null) : null;
@@ -177,6 +183,7 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
         acknowledged: ackHolds,
         calls,
         baselineCalls: callsBefore,
+        callSites,
       });
       return true;
     };

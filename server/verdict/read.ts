@@ -5,6 +5,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Recommendation } from '../../shared/analysis';
+import type { CallSite } from '../../shared/call-sites';
 import type { Verdict, VerdictBaseline, VerdictStatus } from '../../shared/policy';
 import { ciRunAnalyses, ciRunQueries, ciRunQueryPlans, ciRuns, environments, productionSnapshots, queryAcknowledgements } from '../db/schema';
 import type { Db } from '../db/store';
@@ -100,18 +101,23 @@ async function readPlanRows(db: Db, runIds: readonly string[], withText: boolean
     .where(where);
 }
 
-/** Calls per query of these runs (the analyzed runs and their baselines), by run. */
-async function readCalls(db: Db, runIds: readonly string[]): Promise<Map<string, Map<string, number | null>>> {
-  const byRun = new Map<string, Map<string, number | null>>();
+interface RunQueryFigures {
+  calls: number | null;
+  callSites: CallSite[];
+}
+
+/** Calls and call sites per query of these runs (the analyzed runs and their baselines), by run. */
+async function readRunQueryFigures(db: Db, runIds: readonly string[]): Promise<Map<string, Map<string, RunQueryFigures>>> {
+  const byRun = new Map<string, Map<string, RunQueryFigures>>();
   if (runIds.length === 0) return byRun;
   const rows = await db
-    .select({ runId: ciRunQueries.runId, hash: ciRunQueries.hash, calls: ciRunQueries.calls })
+    .select({ runId: ciRunQueries.runId, hash: ciRunQueries.hash, calls: ciRunQueries.calls, callSites: ciRunQueries.callSites })
     .from(ciRunQueries)
     .where(inArray(ciRunQueries.runId, [...new Set(runIds)]));
   for (const row of rows) {
-    let calls = byRun.get(row.runId);
-    if (!calls) byRun.set(row.runId, (calls = new Map()));
-    calls.set(row.hash, row.calls);
+    let figures = byRun.get(row.runId);
+    if (!figures) byRun.set(row.runId, (figures = new Map()));
+    figures.set(row.hash, { calls: row.calls, callSites: row.callSites });
   }
   return byRun;
 }
@@ -143,13 +149,13 @@ function baselineOf(run: RunRow): VerdictBaseline | null {
   return { id: run.baselineId, runId: run.baselineRunId, branch: run.baselineBranch, createdAt: run.baselineCreatedAt.toISOString() };
 }
 
-type CallsByRun = ReadonlyMap<string, ReadonlyMap<string, number | null>>;
+type FiguresByRun = ReadonlyMap<string, ReadonlyMap<string, RunQueryFigures>>;
 
 function verdictOf(
   run: RunRow,
   plans: readonly PlanRow[],
   acknowledgements: readonly { hash: string; cost: number | null }[],
-  calls: CallsByRun,
+  figures: FiguresByRun,
 ): Verdict {
   const policy = readStoredPolicy(run.policy);
   if (!run.environmentId) {
@@ -174,7 +180,8 @@ function verdictOf(
       break;
   }
   const baseline = baselineOf(run);
-  const runCalls = calls.get(run.id);
+  const runFigures = figures.get(run.id);
+  const baselineFigures = baseline ? figures.get(baseline.id) : undefined;
   const queries: VerdictQuery[] = plans.map((plan) => ({
     hash: plan.hash,
     formattedQuery: plan.formattedQuery ?? '',
@@ -182,7 +189,8 @@ function verdictOf(
     recommendations: plan.recommendations,
     indexesUsedInProduction: plan.indexesUsed,
     schemaNotes: plan.schemaNotes,
-    calls: runCalls?.get(plan.hash) ?? null,
+    calls: runFigures?.get(plan.hash)?.calls ?? null,
+    callSites: runFigures?.get(plan.hash)?.callSites ?? [],
   }));
   return evaluateVerdict({
     queries,
@@ -191,7 +199,7 @@ function verdictOf(
       ? {
           meta: baseline,
           costs: new Map(plans.filter((p) => p.inBaseline).map((p) => [p.hash, p.baselineCost])),
-          calls: calls.get(baseline.id) ?? new Map(),
+          calls: new Map([...(baselineFigures ?? [])].map(([hash, f]) => [hash, f.calls])),
         }
       : null,
     policy,
@@ -209,14 +217,14 @@ async function readVerdicts(db: Db, runIds: readonly string[], withText: boolean
   if (runIds.length === 0) return verdicts;
   const runs = await readRunRows(db, runIds);
   const analyzed = runs.filter((run) => run.environmentId && run.status === 'done');
-  const [plans, acknowledgements, calls] = await Promise.all([
+  const [plans, acknowledgements, figures] = await Promise.all([
     readPlanRows(db, analyzed.map((run) => run.id), withText),
     readAcknowledgements(db, [...new Set(analyzed.map((run) => run.environmentId!))]),
-    readCalls(db, analyzed.flatMap((run) => (run.baselineId ? [run.id, run.baselineId] : [run.id]))),
+    readRunQueryFigures(db, analyzed.flatMap((run) => (run.baselineId ? [run.id, run.baselineId] : [run.id]))),
   ]);
   const plansByRun = groupBy(plans, (plan) => plan.runId);
   for (const run of runs) {
-    verdicts.set(run.id, verdictOf(run, plansByRun.get(run.id) ?? [], acknowledgements.get(run.environmentId ?? '') ?? [], calls));
+    verdicts.set(run.id, verdictOf(run, plansByRun.get(run.id) ?? [], acknowledgements.get(run.environmentId ?? '') ?? [], figures));
   }
   return verdicts;
 }

@@ -24,6 +24,7 @@ const finding = (overrides: Partial<Finding>): Finding => ({
   acknowledged: false,
   calls: null,
   baselineCalls: null,
+  callSites: [],
   ...overrides,
 });
 

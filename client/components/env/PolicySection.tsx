@@ -7,6 +7,7 @@ import {
   branchNameSchema,
   CONDITION_MODES,
   FINDING_KINDS,
+  ignoredCallSitesSchema,
   ignoredHashesSchema,
   policyPatchSchema,
   type ConditionMode,
@@ -30,6 +31,8 @@ const MODE_OPTIONS = CONDITION_MODES.map((mode) => ({ value: mode, label: { fail
 const numberOf = (text: string) => (text.trim() === '' ? Number.NaN : Number(text));
 /** Ignored hashes as typed: one per line, or separated by spaces or commas. */
 const hashesOf = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+/** Call site patterns as typed: one per line. */
+const patternsOf = (text: string) => text.split('\n').map((line) => line.trim()).filter(Boolean);
 
 interface FormValues {
   comparisonBranch: string;
@@ -40,6 +43,7 @@ interface FormValues {
   minCalls: string;
   conditions: Record<FindingKind, ConditionMode>;
   ignoredHashes: string;
+  ignoredCallSites: string;
 }
 
 const valuesOf = (policy: Policy): FormValues => ({
@@ -51,6 +55,7 @@ const valuesOf = (policy: Policy): FormValues => ({
   minCalls: String(policy.minCalls),
   conditions: { ...policy.conditions },
   ignoredHashes: policy.ignoredHashes.join('\n'),
+  ignoredCallSites: policy.ignoredCallSites.join('\n'),
 });
 
 /** `readOnly`: the caller may read the policy but not change it (not an owner): the same form, disabled. */
@@ -88,6 +93,7 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
     callRatio: validate(shape.callRatio, numberOf(values.callRatio)),
     minCalls: validate(shape.minCalls, numberOf(values.minCalls)),
     ignoredHashes: validate(ignoredHashesSchema, hashesOf(values.ignoredHashes)),
+    ignoredCallSites: validate(ignoredCallSitesSchema, patternsOf(values.ignoredCallSites)),
   };
   const onSubmit = form.submit(Object.values(errors).every((e) => !e), () =>
     update.mutate({
@@ -100,6 +106,7 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
       minCalls: numberOf(values.minCalls),
       conditions: values.conditions,
       ignoredHashes: hashesOf(values.ignoredHashes),
+      ignoredCallSites: patternsOf(values.ignoredCallSites),
     }),
   );
   const numeric = { type: 'number', inputMode: 'decimal', step: 'any', min: 0 } as const;
@@ -173,6 +180,15 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
           monospace
           spellCheck={false}
           placeholder="a1b2c3d4e5f60718"
+        />
+        <TextAreaField
+          label="Ignored call sites"
+          {...form.field('ignoredCallSites', values.ignoredCallSites, set('ignoredCallSites'), errors.ignoredCallSites)}
+          hint="File patterns, one per line (** any folders, * within one): queries called only from matching files never produce a finding."
+          rows={3}
+          monospace
+          spellCheck={false}
+          placeholder={'spec/**\n**/fixtures/**'}
         />
       </fieldset>
       {readOnly ? null : (

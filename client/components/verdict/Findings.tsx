@@ -7,6 +7,7 @@ import { formatCost, formatPercent } from '../../lib/plan';
 import { formatNumber } from '../../lib/time';
 import { Arrow } from '../analysis/QueryAnalysis';
 import { Badge } from '../Badge';
+import { CallSites } from '../CallSites';
 import { Card } from '../Card';
 import { CopyButton } from '../CopyButton';
 import { SqlBlock } from '../SqlBlock';
@@ -98,6 +99,7 @@ function FindingItem({ finding, envId }: { finding: Finding; envId: string | nul
       ) : (
         sql
       )}
+      <CallSites sites={finding.callSites} label="Where the query comes from" />
       {finding.schemaNotes.length > 0 ? (
         <ul className="finding-notes" aria-label="Schema notes">
           {finding.schemaNotes.map((note) => (
