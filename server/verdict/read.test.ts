@@ -135,6 +135,9 @@ describe.each(BACKENDS)('CI run verdicts over REST (%s)', (backend) => {
         recommendations: [{ createIndex: recommendation.createIndex, costAfter: 50, savedPct: 99 }],
         schemaNotes: [],
         acknowledged: false,
+        calls: null,
+        baselineCalls: null,
+        callSites: [],
       },
     ]);
     expect(await listedStatus(runId)).toBe('fail');
