@@ -2,6 +2,7 @@
 // pull request's comment. Both show the same things: the status, one line per finding (kind, cost
 // before -> after, the query shortened), why the cost moved and how the plan changed, the CREATE
 // INDEX statements, and the run's page.
+import { describeCallSite } from '../shared/call-sites';
 import type { Finding, Verdict, VerdictStatus } from '../shared/policy';
 
 /** What the reader needs beside the verdict: which run it judged and where to see it. */
@@ -20,6 +21,7 @@ const KIND_LABELS: Record<Finding['kind'], string> = {
   lost_index: 'lost index',
   new_query_needs_index: 'new query needs an index',
   new_query: 'new query',
+  call_count_regression: 'more calls (N+1?)',
 };
 
 const QUERY_CHARS = 100;
@@ -42,6 +44,36 @@ export function costChange(finding: Finding): string {
   const before = finding.baselineCost === null ? 'new' : formatCost(finding.baselineCost);
   const change = finding.changePct === null ? '' : ` (${finding.changePct >= 0 ? '+' : ''}${Math.round(finding.changePct).toLocaleString('en-US')}%)`;
   return `${before} -> ${formatCost(finding.cost)}${change}`;
+}
+
+/** Counts of calls: whole numbers, grouped. */
+export const formatCount = (count: number | null): string => (count === null ? '?' : Math.round(count).toLocaleString('en-US'));
+
+/** "calls 3 -> 120 (x40)": how often the baseline ran the query, then the run. */
+export function callsChange(finding: Finding): string {
+  const ratio = finding.calls !== null && finding.baselineCalls ? ` (x${formatCount(finding.calls / finding.baselineCalls)})` : '';
+  return `calls ${formatCount(finding.baselineCalls)} -> ${formatCount(finding.calls)}${ratio}`;
+}
+
+/** What moved: the calls for a call-count regression, the cost for everything else. */
+export const findingChange = (finding: Finding): string =>
+  finding.kind === 'call_count_regression' ? callsChange(finding) : `${costChange(finding)}${withIndex(finding)}`;
+
+/** "statements 240 -> 1,230": the run-level total of calls, before and after; null when the run has none. */
+export function statementsLine(verdict: Verdict, arrow = '->'): string | null {
+  const { run, baseline } = verdict.statements ?? { run: null, baseline: null };
+  if (run === null) return null;
+  return baseline === null ? `statements executed: ${formatCount(run)}` : `statements executed: ${formatCount(baseline)} ${arrow} ${formatCount(run)}`;
+}
+
+const SHOWN_CALL_SITES = 3;
+
+/** "app/models/order.rb:88, orders#index; lib/report.rb:12": where the query comes from, or null. */
+export function callSitesText(finding: Finding): string | null {
+  const sites = (finding.callSites ?? []).map(describeCallSite).filter(Boolean);
+  if (sites.length === 0) return null;
+  const more = sites.length - SHOWN_CALL_SITES;
+  return `${sites.slice(0, SHOWN_CALL_SITES).join('; ')}${more > 0 ? ` and ${more} more` : ''}`;
 }
 
 /** Findings that count toward the status (acknowledged ones are listed apart). */
@@ -104,15 +136,21 @@ const causeLine = (cause: Finding['causes'][number]) => `${cause.kind}: ${cause.
 export function verdictText(verdict: Verdict, context: VerdictContext): string[] {
   const lines = [`querytrail: verdict ${verdict.status.toUpperCase()} for run ${context.runId}: ${tally(verdict)} (${comparedWith(verdict)})`];
   if (verdict.reason) lines.push(`  ${verdict.reason}`);
+  const statements = statementsLine(verdict);
+  if (statements) lines.push(`  ${statements}`);
   // columns as wide as their widest cell, so the queries line up
   const rows = verdict.findings.map((finding) => [
     finding.acknowledged ? 'ack' : finding.severity,
     KIND_LABELS[finding.kind],
-    `${costChange(finding)}${withIndex(finding)}`,
+    findingChange(finding),
     shortenQuery(finding.formattedQuery),
   ]);
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
-  for (const row of rows) lines.push(`  ${row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join('  ')}`);
+  rows.forEach((row, index) => {
+    lines.push(`  ${row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join('  ')}`);
+    const from = callSitesText(verdict.findings[index]!);
+    if (from) lines.push(`    from ${shortenQuery(from, 300)}`);
+  });
   const indexes = indexesToCreate(verdict);
   if (indexes.length) {
     lines.push('  indexes to create:');
@@ -188,15 +226,20 @@ export function verdictMarkdown(verdict: Verdict, context: VerdictContext, optio
   out.push(`Run ${codeSpan(context.runId)} of ${escapeMarkdown(context.repo)}${commit}: **${tally(verdict)}** (${escapeMarkdown(comparedWith(verdict))}).`);
   if (verdict.reason) out.push('', `> ${escapeMarkdown(verdict.reason)}`);
   if (verdict.plannedOn) out.push('', `<sub>${escapeMarkdown(verdict.plannedOn.charAt(0).toUpperCase() + verdict.plannedOn.slice(1))}.</sub>`);
+  // digits, commas, letters and the arrow: nothing to escape
+  const statements = statementsLine(verdict, '→');
+  if (statements) out.push('', `Statements executed by the tests: ${statements.replace('statements executed: ', '')}.`);
   if (verdict.status === 'pass' && (options.previous === 'fail' || options.previous === 'warn')) {
     out.push('', `The findings reported earlier on this pull request are resolved.`);
   }
   if (verdict.findings.length) {
-    out.push('', '| | Finding | Cost before → after | Query |', '| --- | --- | --- | --- |');
+    out.push('', '| | Finding | Before → after | Query |', '| --- | --- | --- | --- |');
     for (const finding of verdict.findings.slice(0, MAX_ROWS)) {
       const severity = finding.acknowledged ? '☑️ acknowledged' : finding.severity === 'fail' ? '❌ fail' : '⚠️ warn';
-      const cost = `${costChange(finding)}${withIndex(finding)}`.replace('->', '→');
-      out.push(`| ${severity} | ${KIND_LABELS[finding.kind]} | ${cost} | ${codeSpan(shortenQuery(finding.formattedQuery), true)} |`);
+      const cost = findingChange(finding).replace('->', '→');
+      const from = callSitesText(finding);
+      const where = from ? `<br>from ${escapeMarkdown(shortenQuery(from, 300))}` : '';
+      out.push(`| ${severity} | ${KIND_LABELS[finding.kind]} | ${cost} | ${codeSpan(shortenQuery(finding.formattedQuery), true)}${where} |`);
     }
     const more = verdict.findings.length - MAX_ROWS;
     if (more > 0) out.push('', `… and ${more} more finding${more === 1 ? '' : 's'} on the run's page.`);

@@ -31,8 +31,11 @@ describe.each(BACKENDS)('policy and acknowledgements over REST (%s)', (backend) 
       costRegressionPct: 10,
       minCost: 100,
       minSavedPct: 30,
-      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', new_query: 'warn' },
+      callRatio: 3,
+      minCalls: 50,
+      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', new_query: 'warn', call_count_regression: 'warn' },
       ignoredHashes: [],
+      ignoredCallSites: [],
     });
     expect(res.body).toEqual(DEFAULT_POLICY);
   });

@@ -32,8 +32,11 @@ describe('defaults', () => {
       costRegressionPct: 10,
       minCost: 100,
       minSavedPct: 30,
-      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', new_query: 'warn' },
+      callRatio: 3,
+      minCalls: 50,
+      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', new_query: 'warn', call_count_regression: 'warn' },
       ignoredHashes: [],
+      ignoredCallSites: [],
     });
     expect(defaultPolicy()).toEqual(DEFAULT_POLICY);
   });
@@ -66,6 +69,36 @@ describe('bounds', () => {
     expect(problems(policySchema, { minCost: -0.5 })).toEqual(['minCost: Minimum cost must be at least 0']);
     expect(problems(policySchema, { minCost: Number.POSITIVE_INFINITY })).toHaveLength(1);
     expect(problems(policySchema, { minCost: Number.NaN })).toEqual(['minCost: Minimum cost must be a number']);
+  });
+
+  it('call ratio 1..1000, minimum calls a whole number >= 0 (a stored policy without them reads the defaults)', () => {
+    expect(policySchema.parse({ costRegressionPct: 5 })).toMatchObject({ callRatio: 3, minCalls: 50 });
+    expect(policySchema.parse({ callRatio: 1, minCalls: 0 })).toMatchObject({ callRatio: 1, minCalls: 0 });
+    expect(policySchema.parse({ callRatio: 2.5, minCalls: 1_000_000 })).toMatchObject({ callRatio: 2.5, minCalls: 1_000_000 });
+    expect(problems(policySchema, { callRatio: 0.5 })).toEqual(['callRatio: Call ratio must be at least 1']);
+    expect(problems(policySchema, { callRatio: 1001 })).toEqual(['callRatio: Call ratio must be at most 1000']);
+    expect(problems(policySchema, { minCalls: -1 })).toEqual(['minCalls: Minimum calls must be at least 0']);
+    expect(problems(policySchema, { minCalls: 2.5 })).toEqual(['minCalls: Minimum calls must be a whole number']);
+    expect(problems(policyPatchSchema, { callRatio: '3' })).toEqual(['callRatio: Call ratio must be a number']);
+    expect(mergePolicy(defaultPolicy(), { callRatio: 10, conditions: { call_count_regression: 'fail' } })).toMatchObject({
+      callRatio: 10,
+      minCalls: 50,
+      conditions: { call_count_regression: 'fail', new_query: 'warn' },
+    });
+    expect(problems(policySchema, { conditions: { call_count_regression: 'error' } })).toEqual([
+      'conditions.call_count_regression: Condition call_count_regression must be "fail", "warn" or "off"',
+    ]);
+  });
+
+  it('ignored call sites are glob patterns, trimmed, each once, sorted, one line each, at most 100', () => {
+    expect(policySchema.parse({ ignoredCallSites: [' spec/** ', '**/fixtures/**', 'spec/**'] }).ignoredCallSites).toEqual(['**/fixtures/**', 'spec/**']);
+    expect(problems(policySchema, { ignoredCallSites: [''] })).toEqual(['ignoredCallSites.0: An ignored call site pattern must not be empty']);
+    expect(problems(policySchema, { ignoredCallSites: ['a\nb'] })).toEqual(['ignoredCallSites.0: An ignored call site pattern must be one line without control characters']);
+    expect(problems(policySchema, { ignoredCallSites: ['x'.repeat(201)] })).toEqual(['ignoredCallSites.0: An ignored call site pattern must be at most 200 characters']);
+    expect(problems(policySchema, { ignoredCallSites: Array.from({ length: 101 }, (_, i) => `p${i}/**`) })).toEqual([
+      'ignoredCallSites: At most 100 call site patterns may be ignored',
+    ]);
+    expect(mergePolicy(mergePolicy(defaultPolicy(), { ignoredCallSites: ['spec/**'] }), { ignoredCallSites: [] }).ignoredCallSites).toEqual([]);
   });
 
   it('numbers must be numbers, also at the top level of an update (no "10" for 10)', () => {
@@ -113,8 +146,11 @@ describe('updates', () => {
       costRegressionPct: 25,
       minCost: 50,
       minSavedPct: 30,
-      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'warn', new_query: 'off' },
+      callRatio: 3,
+      minCalls: 50,
+      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'warn', new_query: 'off', call_count_regression: 'warn' },
       ignoredHashes: [HASH],
+      ignoredCallSites: [],
     });
   });
 
@@ -199,14 +235,18 @@ describe('the verdict wire schema', () => {
         baselinePlan: null,
         planDiff: null,
         causes: [],
+        calls: 3,
+        baselineCalls: null,
+        callSites: [{ file: 'app/models/order.rb', line: 88, controller: 'orders', action: 'index', tags: { controller: 'orders', action: 'index' } }],
       },
     ],
+    statements: { run: 240, baseline: 180 },
     schemaNotes: ['public.orders.total changes type in this run: not applied'],
   };
 
   it("has the issue's fields, and the run-level schema notes", () => {
     expect(verdictSchema.parse(verdict)).toEqual(verdict);
-    expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'plannedOn', 'analyzedAt', 'policy', 'summary', 'findings', 'schemaNotes']);
+    expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'plannedOn', 'analyzedAt', 'policy', 'summary', 'findings', 'statements', 'schemaNotes']);
   });
 
   it('refuses an unknown status, kind or severity', () => {

@@ -2,6 +2,7 @@
 // verdict of a CI run. Shared by the server (server/verdict/), the REST document and the SPA's
 // forms, so a value accepted in one place is accepted everywhere.
 import { z } from 'zod';
+import { callSiteSchema } from './call-sites';
 import { isoDate } from './dates';
 import { planNodeSchema } from './plan';
 import { planDiffSchema } from './plan-diff';
@@ -11,7 +12,7 @@ import { idSchema, isPlainLine, jsonNumber } from './validation';
 // ---------------------------------------------------------------- the policy
 
 /** What a verdict can find, in the order findings of one severity are listed. */
-export const FINDING_KINDS = ['cost_regression', 'lost_index', 'new_query_needs_index', 'new_query'] as const;
+export const FINDING_KINDS = ['cost_regression', 'lost_index', 'new_query_needs_index', 'new_query', 'call_count_regression'] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
 
 /** What a condition does when it is met: fail the run, warn, or nothing at all. */
@@ -28,6 +29,11 @@ export const POLICY_LIMITS = {
   maxSavedPct: 100,
   maxMinCost: Number.MAX_SAFE_INTEGER,
   maxIgnoredHashes: 1000,
+  /** A query may run a thousand times as often as before; beyond that a ratio only means "never". */
+  maxCallRatio: 1000,
+  maxIgnoredCallSites: 100,
+  maxCallSitePattern: 200,
+  maxMinCalls: Number.MAX_SAFE_INTEGER,
   maxBranchLength: 255,
   maxNoteLength: 2000,
 } as const;
@@ -37,15 +43,27 @@ export const DEFAULT_POLICY = {
   costRegressionPct: 10,
   minCost: 100,
   minSavedPct: 30,
-  conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', new_query: 'warn' },
+  callRatio: 3,
+  minCalls: 50,
+  conditions: {
+    cost_regression: 'fail',
+    new_query_needs_index: 'fail',
+    lost_index: 'fail',
+    new_query: 'warn',
+    call_count_regression: 'warn',
+  },
   ignoredHashes: [],
+  ignoredCallSites: [],
 } as const satisfies {
   comparisonBranch: string;
   costRegressionPct: number;
   minCost: number;
   minSavedPct: number;
+  callRatio: number;
+  minCalls: number;
   conditions: Record<FindingKind, ConditionMode>;
   ignoredHashes: readonly string[];
+  ignoredCallSites: readonly string[];
 };
 
 /**
@@ -87,6 +105,12 @@ function boundedNumber(what: string, max: number) {
 const costRegressionPct = () => boundedNumber('Cost regression percentage', POLICY_LIMITS.maxCostRegressionPct);
 const minCost = () => boundedNumber('Minimum cost', POLICY_LIMITS.maxMinCost);
 const minSavedPct = () => boundedNumber('Minimum saved percentage', POLICY_LIMITS.maxSavedPct);
+const callRatio = () =>
+  z
+    .number({ error: 'Call ratio must be a number' })
+    .min(1, 'Call ratio must be at least 1')
+    .max(POLICY_LIMITS.maxCallRatio, `Call ratio must be at most ${POLICY_LIMITS.maxCallRatio}`);
+const minCalls = () => boundedNumber('Minimum calls', POLICY_LIMITS.maxMinCalls).int('Minimum calls must be a whole number');
 
 /** Fingerprints that never produce a finding: lowercase, each once, sorted (so equal policies compare equal). */
 export const ignoredHashesSchema = z
@@ -95,10 +119,33 @@ export const ignoredHashesSchema = z
   .transform((hashes) => [...new Set(hashes)].sort())
   .meta({ description: 'Query fingerprints (16 hexadecimal digits) that never produce a finding' });
 
+// Glob patterns of source files (spec/**, **/fixtures/*.rb): queries called only from such files
+// never produce a finding.
+export const ignoredCallSitesSchema = z
+  .array(
+    z
+      .string({ error: 'An ignored call site must be a glob pattern' })
+      .trim()
+      .min(1, 'An ignored call site pattern must not be empty')
+      .max(POLICY_LIMITS.maxCallSitePattern, `An ignored call site pattern must be at most ${POLICY_LIMITS.maxCallSitePattern} characters`)
+      .refine(isPlainLine, 'An ignored call site pattern must be one line without control characters'),
+    { error: 'Ignored call sites must be a list of glob patterns' },
+  )
+  .max(POLICY_LIMITS.maxIgnoredCallSites, `At most ${POLICY_LIMITS.maxIgnoredCallSites} call site patterns may be ignored`)
+  .transform((patterns) => [...new Set(patterns)].sort())
+  .meta({
+    description:
+      "Glob patterns matched against the file of a query's call sites (** any folders, * and ? within one): " +
+      'a query whose call sites naming a file all match never produces a finding',
+    example: ['spec/**', '**/fixtures/**'],
+  });
+
 const DESCRIPTIONS = {
   costRegressionPct: 'cost_regression: the cost must exceed the baseline cost by more than this percentage',
   minCost: 'cost_regression: costs below this (planner units) never count as a regression',
   minSavedPct: 'new_query_needs_index: the best recommended index must save at least this percentage of the cost',
+  callRatio: "call_count_regression: the query's calls in the run must be at least this many times its calls in the baseline",
+  minCalls: 'call_count_regression: runs with fewer calls of the query than this never count (a test calling it 3 times instead of 1 is no N+1)',
   conditions: 'What each kind of finding does: fail the run, warn, or nothing (off)',
 };
 
@@ -108,6 +155,7 @@ export const conditionsSchema = z
     new_query_needs_index: conditionModeSchema('new_query_needs_index').default(DEFAULT_POLICY.conditions.new_query_needs_index),
     lost_index: conditionModeSchema('lost_index').default(DEFAULT_POLICY.conditions.lost_index),
     new_query: conditionModeSchema('new_query').default(DEFAULT_POLICY.conditions.new_query),
+    call_count_regression: conditionModeSchema('call_count_regression').default(DEFAULT_POLICY.conditions.call_count_regression),
   })
   .meta({ description: DESCRIPTIONS.conditions });
 
@@ -120,8 +168,11 @@ export const policySchema = z.object({
   costRegressionPct: costRegressionPct().default(DEFAULT_POLICY.costRegressionPct).meta({ description: DESCRIPTIONS.costRegressionPct }),
   minCost: minCost().default(DEFAULT_POLICY.minCost).meta({ description: DESCRIPTIONS.minCost }),
   minSavedPct: minSavedPct().default(DEFAULT_POLICY.minSavedPct).meta({ description: DESCRIPTIONS.minSavedPct }),
+  callRatio: callRatio().default(DEFAULT_POLICY.callRatio).meta({ description: DESCRIPTIONS.callRatio }),
+  minCalls: minCalls().default(DEFAULT_POLICY.minCalls).meta({ description: DESCRIPTIONS.minCalls }),
   conditions: conditionsSchema.default({ ...DEFAULT_POLICY.conditions }),
   ignoredHashes: ignoredHashesSchema.default([]),
+  ignoredCallSites: ignoredCallSitesSchema.default([]),
 });
 export type Policy = z.infer<typeof policySchema>;
 
@@ -132,23 +183,27 @@ export const defaultPolicy = (): Policy => policySchema.parse({});
  * An update: any subset of the fields, `conditions` itself partial. Unknown fields are refused (a
  * misspelt field would otherwise be dropped in silence). Numbers must arrive as JSON numbers (see
  * jsonNumber: the REST adapter would coerce "10" and true at the top level of an input).
- * `ignoredHashes`, when given, replaces the list.
+ * `ignoredHashes` and `ignoredCallSites`, when given, replace their list.
  */
 export const policyPatchSchema = z.strictObject({
   comparisonBranch: branchNameSchema.optional(),
   costRegressionPct: jsonNumber(costRegressionPct()).optional().meta({ description: DESCRIPTIONS.costRegressionPct }),
   minCost: jsonNumber(minCost()).optional().meta({ description: DESCRIPTIONS.minCost }),
   minSavedPct: jsonNumber(minSavedPct()).optional().meta({ description: DESCRIPTIONS.minSavedPct }),
+  callRatio: jsonNumber(callRatio()).optional().meta({ description: DESCRIPTIONS.callRatio }),
+  minCalls: jsonNumber(minCalls()).optional().meta({ description: DESCRIPTIONS.minCalls }),
   conditions: z
     .strictObject({
       cost_regression: conditionModeSchema('cost_regression').optional(),
       new_query_needs_index: conditionModeSchema('new_query_needs_index').optional(),
       lost_index: conditionModeSchema('lost_index').optional(),
       new_query: conditionModeSchema('new_query').optional(),
+      call_count_regression: conditionModeSchema('call_count_regression').optional(),
     })
     .optional()
     .meta({ description: DESCRIPTIONS.conditions }),
   ignoredHashes: ignoredHashesSchema.optional(),
+  ignoredCallSites: ignoredCallSitesSchema.optional(),
 });
 export type PolicyPatch = z.infer<typeof policyPatchSchema>;
 
@@ -249,7 +304,8 @@ export const findingSchema = z.object({
     description:
       'cost_regression: cost above the baseline by more than the policy percentage and at least its minimum cost; ' +
       'new_query_needs_index: not in the baseline, an index would save at least the minimum percentage; ' +
-      'new_query: not in the baseline; lost_index: its production plan uses an index the run schema drops',
+      'new_query: not in the baseline; lost_index: its production plan uses an index the run schema drops; ' +
+      'call_count_regression: called at least the policy ratio times as often as in the baseline, and at least its minimum calls (N+1)',
   }),
   severity: z.enum(SEVERITIES),
   hash: z.string(),
@@ -268,6 +324,11 @@ export const findingSchema = z.object({
   causes: z
     .array(findingCauseSchema)
     .meta({ description: 'Why the cost moved, each with its evidence (cost_regression and lost_index; empty for other kinds)' }),
+  calls: z.number().nullable().meta({ description: "How many times the run's tests executed the query (pg_stat_statements calls); null when not reported" }),
+  baselineCalls: z.number().nullable().meta({ description: 'How many times the baseline run executed it; null when new or not reported' }),
+  callSites: z
+    .array(callSiteSchema)
+    .meta({ description: "Where the query comes from in the application, read from the run's query comments (sqlcommenter, marginalia)" }),
 });
 export type Finding = z.infer<typeof findingSchema>;
 
@@ -293,6 +354,12 @@ export const verdictSchema = z.object({
   policy: policySchema,
   summary: verdictSummarySchema,
   findings: z.array(findingSchema),
+  statements: z
+    .object({
+      run: z.number().nullable().meta({ description: "Statements the run's tests executed: the sum of its queries' calls (null when none were reported)" }),
+      baseline: z.number().nullable().meta({ description: "The same sum for the baseline run (null without a baseline or its calls)" }),
+    })
+    .meta({ description: 'Total statements per run, before and after: a query-count regression shows here first' }),
   schemaNotes: z
     .array(z.string())
     .meta({ description: "Differences of the run's schema that could not be applied to production's; reported, never guessed" }),

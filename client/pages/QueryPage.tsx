@@ -3,6 +3,7 @@ import { Link, useParams } from 'react-router-dom';
 import { QueryAnalysis } from '../components/analysis/QueryAnalysis';
 import { Badge, SOURCE_LABELS, sourceTone } from '../components/Badge';
 import { QueryHistory } from '../components/history/QueryHistory';
+import { CallSites } from '../components/CallSites';
 import { Card } from '../components/Card';
 import { Fact, Facts } from '../components/Facts';
 import { RelativeTime } from '../components/RelativeTime';
@@ -59,6 +60,15 @@ export function QueryPage() {
           </section>
           <Card id="formatted-heading" title="Formatted SQL">
             <SqlBlock sql={query.data.formattedQuery} />
+          </Card>
+          <Card id="call-sites-heading" title="Call sites">
+            {query.data.callSites.length > 0 ? (
+              <CallSites sites={query.data.callSites} />
+            ) : (
+              <p className="muted">
+                No call site known: the query&rsquo;s texts carried no sqlcommenter or marginalia tags (see the README on tagging queries).
+              </p>
+            )}
           </Card>
           <QueryHistory envId={id} hash={query.data.hash} />
           <QueryAnalysis envId={id} hash={query.data.hash} />

@@ -96,8 +96,8 @@ export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestRe
       }
       // The run's own list of queries, with the figures CI measured, whether or not it has a catalog.
       const runQueries = sql`run_queries AS (
-          INSERT INTO ci_run_queries (run_id, hash, query, formatted_query, calls, mean_time_ms)
-          SELECT ${id}, hash, query, formatted_query, calls, mean_time_ms FROM input
+          INSERT INTO ci_run_queries (run_id, hash, query, formatted_query, calls, mean_time_ms, call_sites)
+          SELECT ${id}, hash, query, formatted_query, calls, mean_time_ms, coalesce(call_sites, '[]'::jsonb) FROM input
         )`;
       if (environmentId === null) {
         // Untagged run: its queries are kept with it, the catalogs are not touched.

@@ -1,6 +1,7 @@
 // Turns the queries of a request into catalog rows: one per fingerprint hash, each with its
 // normalized, pretty-printed text. Runs before any transaction is opened, so the (CPU-bound)
 // fingerprinting never holds row locks.
+import { callSitesOf, mergeCallSites } from '../../shared/call-sites';
 import type { CiQueryInput, RejectedQuery } from '../../shared/ci';
 import { fingerprintOf, formatQuery, loadParser } from '../../shared/sql-fingerprint';
 import { mergeFigures, sortByHash } from './merge';
@@ -56,9 +57,11 @@ export async function prepareQueries(queries: readonly CiQueryInput[]): Promise<
       given: input.formattedQuery !== undefined,
       calls: input.calls ?? null,
       meanTimeMs: input.meanTimeMs ?? null,
+      // the comments' tags: where in the application the statement comes from
+      callSites: callSitesOf(input.query),
     };
     const earlier = byHash.get(hash);
-    byHash.set(hash, earlier ? { ...row, ...mergeFigures(earlier, row) } : row);
+    byHash.set(hash, earlier ? { ...row, ...mergeFigures(earlier, row), callSites: mergeCallSites([earlier.callSites ?? [], row.callSites]) } : row);
   });
   // Only the kept texts are formatted: deparsing is the costly step, repeats need none.
   const rows: CatalogRow[] = [];

@@ -5,6 +5,7 @@
 // the whole catalog.
 import { and, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
+import type { CallSite } from '../../shared/call-sites';
 import type { CatalogEntry, CatalogQuery, listQueriesInput } from '../../shared/environments';
 import { isoFromUtcText } from '../../shared/dates';
 import { catalogQueries } from '../db/schema';
@@ -21,7 +22,7 @@ interface ProductionFigures {
 }
 
 type CatalogListEntry = CatalogEntry & ProductionFigures & { cost: number | null; recommendationCount: number | null };
-type CatalogDetail = CatalogQuery & ProductionFigures;
+type CatalogDetail = CatalogQuery & ProductionFigures & { callSites: CallSite[] };
 
 type ListInput = z.infer<typeof listQueriesInput>;
 type CatalogFilters = Pick<ListInput, 'id' | 'source' | 'q'>;
@@ -163,5 +164,6 @@ export async function readQuery(db: Db, environmentId: string, hash: string): Pr
     updatedAt: row.updatedAt.toISOString(),
     productionCalls: row.productionCalls,
     productionMeanTimeMs: row.productionMeanTimeMs,
+    callSites: row.callSites,
   };
 }

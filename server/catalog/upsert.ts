@@ -13,6 +13,7 @@
 // unpacked by json_to_recordset, and are upserted in hash order, so two writers sharing rows lock
 // them in the same order and queue behind each other instead of deadlocking.
 import { sql, type SQL } from 'drizzle-orm';
+import { CALL_SITE_LIMITS, type CallSite } from '../../shared/call-sites';
 import type { SOURCES } from '../../shared/environments';
 import type { Db } from '../db/store';
 import { isForeignKeyViolation, notFound } from '../errors';
@@ -28,6 +29,8 @@ export interface CatalogRow {
   formattedQuery: string;
   calls: number | null;
   meanTimeMs: number | null;
+  /** Where the statement comes from, read from its comments at ingestion (none when absent). */
+  callSites?: readonly CallSite[];
 }
 
 interface SourceRule {
@@ -68,15 +71,16 @@ function rowsParameter(rows: readonly CatalogRow[]): string {
       formatted_query: r.formattedQuery,
       calls: r.calls,
       mean_time_ms: r.meanTimeMs,
+      call_sites: r.callSites ?? [],
     })),
   );
 }
 
-/** The CTE `input`: the rows (id, hash, query, formatted_query, calls, mean_time_ms), unpacked once. */
+/** The CTE `input`: the rows (id, hash, query, formatted_query, calls, mean_time_ms, call_sites), unpacked once. */
 export function inputRows(rows: readonly CatalogRow[]): SQL {
   return sql`input AS MATERIALIZED (
     SELECT * FROM json_to_recordset(${rowsParameter(rows)}::json)
-      AS r(id text, hash text, query text, formatted_query text, calls bigint, mean_time_ms float8)
+      AS r(id text, hash text, query text, formatted_query text, calls bigint, mean_time_ms float8, call_sites jsonb)
   )`;
 }
 
@@ -94,9 +98,10 @@ export function upsertStatement({ environmentId, source, rows, now = new Date().
   return sql`WITH ${inputRows(rows)}, upserted AS (
       INSERT INTO catalog_queries AS c (id, environment_id, hash, query, formatted_query, first_seen_at, last_seen_at,
                                         last_seen_source, ci_run_count, production_calls, production_mean_time_ms,
-                                        created_at, updated_at)
+                                        call_sites, created_at, updated_at)
       SELECT id, ${environmentId}, hash, query, formatted_query, ${now}::timestamptz, ${now}::timestamptz,
-             ${source}::text, ${ciRunCount}, ${productionFigures}, ${now}::timestamptz, ${now}::timestamptz
+             ${source}::text, ${ciRunCount}, ${productionFigures}, coalesce(call_sites, '[]'::jsonb),
+             ${now}::timestamptz, ${now}::timestamptz
       FROM input ORDER BY hash
       ON CONFLICT (environment_id, hash) DO UPDATE SET
         query = excluded.query,
@@ -104,6 +109,13 @@ export function upsertStatement({ environmentId, source, rows, now = new Date().
         last_seen_at = greatest(c.last_seen_at, excluded.last_seen_at),
         last_seen_source = excluded.last_seen_source,
         ${sql.join(perSource, sql` `)}
+        -- the newest sighting's call sites first, then the ones kept, each once, bounded
+        call_sites = (
+          SELECT coalesce(jsonb_agg(site ORDER BY first), '[]'::jsonb)
+          FROM (SELECT site, min(n) AS first
+                FROM jsonb_array_elements(excluded.call_sites || c.call_sites) WITH ORDINALITY AS t(site, n)
+                GROUP BY site ORDER BY min(n) LIMIT ${CALL_SITE_LIMITS.perCatalogQuery}) AS kept
+        ),
         updated_at = excluded.updated_at
       RETURNING hash, (c.xmax = 0) AS inserted
     )${alongside ? sql`, ${alongside}` : sql``}

@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, doublePrecision, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { IndexRecommendation, Recommendation } from '../../shared/analysis';
+import type { CallSite } from '../../shared/call-sites';
 import type { DropEffect, IndexHealth } from '../../shared/index-health';
 import type { PlanNode } from '../../shared/plan';
 import type { RunSchema } from '../../shared/run-schema';
@@ -85,6 +86,8 @@ export const catalogQueries = pgTable(
     // (migration 0009) so the list reads a page from one index without a lookup per row.
     cost: doublePrecision('cost'),
     recommendationCount: integer('recommendation_count'),
+    // Where the query comes from (its comments' tags, shared/call-sites.ts): the latest sightings first, bounded.
+    callSites: jsonb('call_sites').$type<CallSite[]>().notNull().default(sql`'[]'::jsonb`),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -155,6 +158,8 @@ export const ciRunQueries = pgTable(
     // stored (or at the environment's next analysis): kept per run so runs can be compared.
     cost: doublePrecision('cost'),
     recommendationCount: integer('recommendation_count'),
+    // The call sites of the query's texts in this run (shared/call-sites.ts), bounded.
+    callSites: jsonb('call_sites').$type<CallSite[]>().notNull().default(sql`'[]'::jsonb`),
   },
   (t) => [primaryKey({ columns: [t.runId, t.hash] })],
 );

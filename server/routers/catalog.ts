@@ -2,6 +2,7 @@
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
 import { addQueryInput, catalogEntryFigures, syncProductionOutput } from '../../shared/ci';
+import { callSiteSchema } from '../../shared/call-sites';
 import { catalogEntry, catalogQuery, envIdInput, getQueryInput, listQueriesInput } from '../../shared/environments';
 import { addManualQuery } from '../catalog/manual';
 import { syncProduction } from '../catalog/production-sync';
@@ -17,7 +18,11 @@ const listEntry = catalogEntry.extend(catalogEntryFigures).extend({
   cost: z.number().nullable().meta({ description: 'Estimated production cost from the latest analysis (null before one)' }),
   recommendationCount: z.number().int().nullable().meta({ description: 'Indexes the latest analysis recommends for this query' }),
 });
-const singleEntry = catalogQuery.extend(catalogEntryFigures);
+const singleEntry = catalogQuery.extend(catalogEntryFigures).extend({
+  callSites: z
+    .array(callSiteSchema)
+    .meta({ description: "Where the query comes from in the application, read from its comments' tags (sqlcommenter, marginalia); latest first" }),
+});
 
 export const catalogRouter = {
   list: procedure

@@ -85,6 +85,9 @@ describe('cost_regression', () => {
             detail: "the schema the plan reads is the baseline's: the planner chose another plan, costing 1200 against the baseline's 1000 (20% apart)",
           },
         ],
+        calls: null,
+        baselineCalls: null,
+        callSites: [],
       },
     ]);
     expect(v.summary).toEqual({ queries: 1, newQueries: 0, regressions: 1, needIndex: 0, lostIndex: 0 });
@@ -195,6 +198,73 @@ describe('new_query_needs_index and new_query', () => {
     expect(v.baseline).toBeNull();
     expect(v.reason).toMatch(/No earlier run of branch "main"/);
     expect(v.summary).toEqual({ queries: 2, newQueries: 0, regressions: 0, needIndex: 0, lostIndex: 0 });
+  });
+});
+
+describe('call_count_regression (N+1)', () => {
+  const withCalls = (costs: Record<string, number | null>, calls: Record<string, number | null>): BaselineInput => ({
+    ...mainBaseline(costs),
+    calls: new Map(Object.entries(calls)),
+  });
+
+  it('warns when a query runs at least callRatio times as often as in the baseline and at least minCalls times', () => {
+    const v = verdict({ queries: [q(H.a, 10, { calls: 600 }), q(H.b, 10, { calls: 2 })], baseline: withCalls({ [H.a]: 10, [H.b]: 10 }, { [H.a]: 3, [H.b]: 2, [H.c]: 5 }) });
+    expect(v.status).toBe('warn');
+    expect(kinds(v)).toEqual(['call_count_regression:a:warn']);
+    expect(v.findings[0]).toMatchObject({ calls: 600, baselineCalls: 3, cost: 10, baselineCost: 10 });
+    // the run-level line: every query's calls, the baseline's own queries included (H.c left the run)
+    expect(v.statements).toEqual({ run: 602, baseline: 10 });
+  });
+
+  it('below the ratio, below the minimum, or without a baseline count, nothing', () => {
+    const run = (calls: number | null, before: number | null, patch: PolicyPatch = {}) =>
+      kinds(verdict({ queries: [q(H.a, 10, { calls })], baseline: withCalls({ [H.a]: 10 }, { [H.a]: before }), policy: policyWith(patch) }));
+    expect(run(149, 50)).toEqual([]);
+    expect(run(150, 50)).toEqual(['call_count_regression:a:warn']);
+    expect(run(49, 1)).toEqual([]);
+    expect(run(50, 1)).toEqual(['call_count_regression:a:warn']);
+    expect(run(600, null)).toEqual([]);
+    expect(run(null, 3)).toEqual([]);
+    expect(run(0, 0, { minCalls: 0 })).toEqual([]);
+    expect(run(40, 4, { callRatio: 10, minCalls: 10 })).toEqual(['call_count_regression:a:warn']);
+    expect(run(600, 3, { conditions: { call_count_regression: 'fail' } })).toEqual(['call_count_regression:a:fail']);
+    expect(run(600, 3, { conditions: { call_count_regression: 'off' } })).toEqual([]);
+  });
+
+  it('a new query has no baseline calls to compare with: it is new, not a regression', () => {
+    const v = verdict({ queries: [q(H.a, 10, { calls: 900 })], baseline: withCalls({}, { [H.b]: 1 }) });
+    expect(kinds(v)).toEqual(['new_query:a:warn']);
+    expect(v.findings[0]).toMatchObject({ calls: 900, baselineCalls: null });
+  });
+
+  it('a cost regression and a call count regression of one query are two findings; statements are null when nothing was counted', () => {
+    const v = verdict({ queries: [q(H.a, 5000, { calls: 300 })], baseline: withCalls({ [H.a]: 100 }, { [H.a]: 1 }) });
+    expect(kinds(v)).toEqual(['cost_regression:a:fail', 'call_count_regression:a:warn']);
+    expect(verdict({ queries: [q(H.a, 10)], baseline: mainBaseline({ [H.a]: 10 }) }).statements).toEqual({ run: null, baseline: null });
+    expect(verdict({ queries: [q(H.a, 10, { calls: 7 })] }).statements).toEqual({ run: 7, baseline: null });
+  });
+});
+
+describe('call sites', () => {
+  const site = (file: string) => ({ file, line: 3, controller: 'orders', action: 'index', tags: { file: `${file}:3` } });
+
+  it("every finding carries its query's call sites", () => {
+    const v = verdict({ queries: [q(H.a, 10, { callSites: [site('app/models/order.rb')] })], baseline: mainBaseline({}) });
+    expect(v.findings[0]).toMatchObject({ kind: 'new_query', callSites: [site('app/models/order.rb')] });
+  });
+
+  it('ignoredCallSites: a query called only from matching files produces nothing; one also called from app code still does', () => {
+    const policy = policyWith({ ignoredCallSites: ['spec/**', '**/fixtures/**'] });
+    const queries = [
+      q(H.a, 10, { callSites: [site('spec/support/seed.rb')] }),
+      q(H.b, 10, { callSites: [site('test/fixtures/orders.rb'), site('spec/x.rb')] }),
+      q(H.c, 10, { callSites: [site('spec/x.rb'), site('app/models/order.rb')] }),
+      q(H.d, 10),
+    ];
+    const v = verdict({ queries, baseline: mainBaseline({}), policy });
+    expect(kinds(v)).toEqual(['new_query:c:warn', 'new_query:d:warn']);
+    // still counted as the run's queries
+    expect(v.summary).toMatchObject({ queries: 4, newQueries: 4 });
   });
 });
 

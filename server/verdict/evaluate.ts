@@ -12,8 +12,15 @@
 // - COSTS are the caller's too: `cost` is the query planned on production's snapshot with the
 //   run's schema differences applied; `baselineCosts` are the baseline run's costs (see
 //   /work/notes/verdict-design.md for why they should be planned on the same snapshot).
+// - CALLS are what the CI database's pg_stat_statements counted for each query of a run (null when
+//   not reported). A query of the baseline called `calls` times now is a call_count_regression when
+//   calls >= policy.callRatio x baselineCalls and calls >= policy.minCalls: an ORM loop issuing one
+//   query per row (N+1) multiplies a query's calls while its cost per call stays the same.
+// - CALL SITES come with the run's queries (ci_run_queries.call_sites); a query whose call sites
+//   naming a file are all matched by policy.ignoredCallSites is skipped like an ignored hash.
 // - INDEX NAMES in `indexesUsedInProduction` and `droppedIndexes` must be spelt alike (the design
 //   uses "schema.name"); they are compared as given.
+import { callSitesIgnored, type CallSite } from '../../shared/call-sites';
 import {
   FINDING_KINDS,
   SEVERITIES,
@@ -50,12 +57,18 @@ export interface VerdictQuery {
   /** The run's plan of the query, and the baseline's (planned on the same snapshot); null when not planned. */
   plan?: PlanNode | null;
   baselinePlan?: PlanNode | null;
+  /** How many times the run's tests executed it; null or absent when not reported. */
+  calls?: number | null;
+  /** Where it comes from, read from its comments at ingestion. */
+  callSites?: readonly CallSite[];
 }
 
 export interface BaselineInput {
   meta: VerdictBaseline;
   /** The baseline run's queries: hash -> cost (null when it was not planned). A hash absent here is new. */
   costs: ReadonlyMap<string, number | null>;
+  /** The baseline run's calls per query (all of its queries, also those the run no longer has). */
+  calls?: ReadonlyMap<string, number | null>;
 }
 
 export interface EvaluateInput {
@@ -108,6 +121,20 @@ export function compareFindings(a: Finding, b: Finding): number {
 }
 
 const emptySummary = (queries = 0): VerdictSummary => ({ queries, newQueries: 0, regressions: 0, needIndex: 0, lostIndex: 0 });
+const noStatements = () => ({ run: null, baseline: null });
+
+/** The sum of the known calls; null when none is known. */
+function totalCalls(calls: Iterable<number | null>): number | null {
+  let total: number | null = null;
+  for (const value of calls) if (value !== null) total = (total ?? 0) + value;
+  return total;
+}
+
+/** True when a query runs at least `ratio` times as often as in the baseline, and at least `min` times. */
+export function callsRegressed(calls: number | null, baselineCalls: number | null, ratio: number, min: number): boolean {
+  if (calls === null || baselineCalls === null) return false;
+  return calls >= min && calls >= baselineCalls * ratio && calls > baselineCalls;
+}
 
 /** A policy echoed in a verdict is a copy in its normal form (hashes lowercase, sorted, once). */
 const normalPolicy = (policy: Policy): Policy => policySchema.parse(policy);
@@ -125,6 +152,9 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
   const acknowledgedAt = new Map(input.acknowledgements.map((a) => [a.hash.toLowerCase(), finite(a.cost)]));
   const baselineCosts = new Map<string, number | null>();
   for (const [hash, cost] of input.baseline?.costs ?? []) baselineCosts.set(hash.toLowerCase(), finite(cost));
+  const baselineCalls = new Map<string, number | null>();
+  for (const [hash, calls] of input.baseline?.calls ?? []) baselineCalls.set(hash.toLowerCase(), finite(calls));
+  const runCalls: (number | null)[] = [];
 
   const seen = new Set<string>();
   const findings: Finding[] = [];
@@ -134,14 +164,18 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
     // The store keeps one row per (run, hash); two here would make the verdict depend on their order.
     if (seen.has(hash)) throw new Error(`evaluateVerdict: query ${hash} is listed twice`);
     seen.add(hash);
+    const calls = finite(query.calls);
+    runCalls.push(calls);
 
     const inBaseline = input.baseline !== null && baselineCosts.has(hash);
     const isNew = input.baseline !== null && !inBaseline;
     if (isNew) newQueries++;
-    if (ignored.has(hash)) continue;
+    const callSites = [...(query.callSites ?? [])];
+    if (ignored.has(hash) || callSitesIgnored(callSites, policy.ignoredCallSites)) continue;
 
     const cost = finite(query.cost);
     const baselineCost = inBaseline ? (baselineCosts.get(hash) ?? null) : null;
+    const callsBefore = inBaseline ? (baselineCalls.get(hash) ?? null) : null;
     const recommendations = query.recommendations.map(({ createIndex, costAfter, savedPct }) => ({ createIndex, costAfter, savedPct }));
     const schemaNotes = [...new Set(query.schemaNotes)];
     const ackHolds = acknowledgedAt.has(hash) && acknowledgementHolds(acknowledgedAt.get(hash) ?? null, cost, policy.costRegressionPct);
@@ -176,6 +210,9 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
               schemaNotes,
             })
           : [],
+        calls,
+        baselineCalls: callsBefore,
+        callSites,
       });
       return true;
     };
@@ -184,6 +221,7 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
       add('cost_regression');
     }
     if ((query.indexesUsedInProduction ?? []).some((name) => dropped.has(name))) add('lost_index');
+    if (inBaseline && callsRegressed(calls, callsBefore, policy.callRatio, policy.minCalls)) add('call_count_regression');
     if (isNew) {
       const bestSaved = Math.max(-Infinity, ...recommendations.map((r) => finite(r.savedPct) ?? -Infinity));
       // With the index condition off, a new query that needs an index is still a new query.
@@ -213,6 +251,7 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
       lostIndex: count('lost_index'),
     },
     findings,
+    statements: { run: totalCalls(runCalls), baseline: input.baseline ? totalCalls(baselineCalls.values()) : null },
     schemaNotes: [...(input.schemaNotes ?? [])],
   };
 }
@@ -232,6 +271,7 @@ export function unavailableVerdict(reason: string, policy: Policy): Verdict {
     policy: normalPolicy(policy),
     summary: emptySummary(),
     findings: [],
+    statements: noStatements(),
     schemaNotes: [],
   };
 }
@@ -263,6 +303,7 @@ export function pendingVerdict(input: PendingInput): Verdict {
     policy: normalPolicy(input.policy),
     summary: emptySummary(input.queries ?? 0),
     findings: [],
+    statements: noStatements(),
     schemaNotes: [],
   };
 }

@@ -140,6 +140,9 @@ describe.each(BACKENDS)('CI run verdicts over REST (%s)', (backend) => {
         baselinePlan: null,
         planDiff: null,
         causes: [],
+        calls: null,
+        baselineCalls: null,
+        callSites: [],
       },
     ]);
     expect(await listedStatus(runId)).toBe('fail');

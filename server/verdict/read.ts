@@ -6,6 +6,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Recommendation } from '../../shared/analysis';
 import type { PlanNode } from '../../shared/plan';
+import type { CallSite } from '../../shared/call-sites';
 import type { Verdict, VerdictBaseline, VerdictStatus } from '../../shared/policy';
 import { ciRunAnalyses, ciRunQueries, ciRunQueryPlans, ciRuns, environments, productionSnapshots, queryAcknowledgements } from '../db/schema';
 import type { Db } from '../db/store';
@@ -103,6 +104,27 @@ async function readPlanRows(db: Db, runIds: readonly string[], withText: boolean
     .where(where);
 }
 
+interface RunQueryFigures {
+  calls: number | null;
+  callSites: CallSite[];
+}
+
+/** Calls and call sites per query of these runs (the analyzed runs and their baselines), by run. */
+async function readRunQueryFigures(db: Db, runIds: readonly string[]): Promise<Map<string, Map<string, RunQueryFigures>>> {
+  const byRun = new Map<string, Map<string, RunQueryFigures>>();
+  if (runIds.length === 0) return byRun;
+  const rows = await db
+    .select({ runId: ciRunQueries.runId, hash: ciRunQueries.hash, calls: ciRunQueries.calls, callSites: ciRunQueries.callSites })
+    .from(ciRunQueries)
+    .where(inArray(ciRunQueries.runId, [...new Set(runIds)]));
+  for (const row of rows) {
+    let figures = byRun.get(row.runId);
+    if (!figures) byRun.set(row.runId, (figures = new Map()));
+    figures.set(row.hash, { calls: row.calls, callSites: row.callSites });
+  }
+  return byRun;
+}
+
 async function readAcknowledgements(db: Db, environmentIds: readonly string[]) {
   if (environmentIds.length === 0) return new Map<string, { hash: string; cost: number | null }[]>();
   const rows = await db
@@ -130,7 +152,14 @@ function baselineOf(run: RunRow): VerdictBaseline | null {
   return { id: run.baselineId, runId: run.baselineRunId, branch: run.baselineBranch, createdAt: run.baselineCreatedAt.toISOString() };
 }
 
-function verdictOf(run: RunRow, plans: readonly PlanRow[], acknowledgements: readonly { hash: string; cost: number | null }[]): Verdict {
+type FiguresByRun = ReadonlyMap<string, ReadonlyMap<string, RunQueryFigures>>;
+
+function verdictOf(
+  run: RunRow,
+  plans: readonly PlanRow[],
+  acknowledgements: readonly { hash: string; cost: number | null }[],
+  figures: FiguresByRun,
+): Verdict {
   const policy = readStoredPolicy(run.policy);
   if (!run.environmentId) {
     return unavailableVerdict(`Repository ${run.repo} was not linked to an environment when this run was posted`, policy);
@@ -154,6 +183,8 @@ function verdictOf(run: RunRow, plans: readonly PlanRow[], acknowledgements: rea
       break;
   }
   const baseline = baselineOf(run);
+  const runFigures = figures.get(run.id);
+  const baselineFigures = baseline ? figures.get(baseline.id) : undefined;
   const queries: VerdictQuery[] = plans.map((plan) => ({
     hash: plan.hash,
     formattedQuery: plan.formattedQuery ?? '',
@@ -163,11 +194,19 @@ function verdictOf(run: RunRow, plans: readonly PlanRow[], acknowledgements: rea
     schemaNotes: plan.schemaNotes,
     plan: plan.plan,
     baselinePlan: plan.baselinePlan,
+    calls: runFigures?.get(plan.hash)?.calls ?? null,
+    callSites: runFigures?.get(plan.hash)?.callSites ?? [],
   }));
   return evaluateVerdict({
     queries,
     // Baseline costs were planned with the run, on the same snapshot (see jobs.ts).
-    baseline: baseline ? { meta: baseline, costs: new Map(plans.filter((p) => p.inBaseline).map((p) => [p.hash, p.baselineCost])) } : null,
+    baseline: baseline
+      ? {
+          meta: baseline,
+          costs: new Map(plans.filter((p) => p.inBaseline).map((p) => [p.hash, p.baselineCost])),
+          calls: new Map([...(baselineFigures ?? [])].map(([hash, f]) => [hash, f.calls])),
+        }
+      : null,
     policy,
     acknowledgements,
     droppedIndexes: run.droppedIndexes ?? [],
@@ -177,19 +216,20 @@ function verdictOf(run: RunRow, plans: readonly PlanRow[], acknowledgements: rea
   });
 }
 
-/** The verdicts of these runs (those that exist), with four queries whatever their number. */
+/** The verdicts of these runs (those that exist), with five queries whatever their number. */
 async function readVerdicts(db: Db, runIds: readonly string[], withText: boolean): Promise<Map<string, Verdict>> {
   const verdicts = new Map<string, Verdict>();
   if (runIds.length === 0) return verdicts;
   const runs = await readRunRows(db, runIds);
   const analyzed = runs.filter((run) => run.environmentId && run.status === 'done');
-  const [plans, acknowledgements] = await Promise.all([
+  const [plans, acknowledgements, figures] = await Promise.all([
     readPlanRows(db, analyzed.map((run) => run.id), withText),
     readAcknowledgements(db, [...new Set(analyzed.map((run) => run.environmentId!))]),
+    readRunQueryFigures(db, analyzed.flatMap((run) => (run.baselineId ? [run.id, run.baselineId] : [run.id]))),
   ]);
   const plansByRun = groupBy(plans, (plan) => plan.runId);
   for (const run of runs) {
-    verdicts.set(run.id, verdictOf(run, plansByRun.get(run.id) ?? [], acknowledgements.get(run.environmentId ?? '') ?? []));
+    verdicts.set(run.id, verdictOf(run, plansByRun.get(run.id) ?? [], acknowledgements.get(run.environmentId ?? '') ?? [], figures));
   }
   return verdicts;
 }

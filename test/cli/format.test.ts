@@ -26,6 +26,9 @@ const finding = (overrides: Partial<Finding>): Finding => ({
   baselinePlan: null,
   planDiff: null,
   causes: [],
+  calls: null,
+  baselineCalls: null,
+  callSites: [],
   ...overrides,
 });
 
@@ -39,6 +42,7 @@ const verdict = (status: Verdict['status'], findings: Finding[]): Verdict => ({
   policy: defaultPolicy(),
   summary: { queries: 3, newQueries: 1, regressions: 0, needIndex: 1, lostIndex: 0 },
   findings,
+  statements: { run: null, baseline: null },
   schemaNotes: [],
 });
 
@@ -92,6 +96,22 @@ describe('the verdict as text and Markdown', () => {
       '  both planned on production as of 2026-11-22T10:00:00.000Z',
       '  details: https://qt.example.com/ci/run_abc',
     ]);
+  });
+
+  it('shows calls before -> after for an N+1 finding, and the statements the tests executed before and after', () => {
+    const nPlusOne = finding({ kind: 'call_count_regression', severity: 'warn', cost: 8.3, baselineCost: 8.3, changePct: 0, recommendations: [], calls: 1200, baselineCalls: 3, formattedQuery: 'SELECT * FROM customers WHERE id = $1' });
+    const v = { ...verdict('warn', [nPlusOne]), statements: { run: 1_260, baseline: 63 } };
+    const text = verdictText(v, context);
+    expect(text).toContain('  statements executed: 63 -> 1,260');
+    expect(text.find((line) => line.includes('more calls'))).toMatch(/warn +more calls \(N\+1\?\) +calls 3 -> 1,200 \(x400\) +SELECT \* FROM customers WHERE id = \$1$/);
+    const markdown = verdictMarkdown(v, context);
+    expect(markdown).toContain('Statements executed by the tests: 63 → 1,260.');
+    expect(markdown).toContain('| ⚠️ warn | more calls (N+1?) | calls 3 → 1,200 (x400) | `SELECT * FROM customers WHERE id = $1` |');
+    expect(annotations(v, context)[0]).toBe(
+      '::warning title=querytrail%3A query called many more times (N+1?)::SELECT * FROM customers WHERE id = $1%0Acalls 3 -> 1,200 (x400)%0Ahttps://qt.example.com/ci/run_abc',
+    );
+    // no counts reported (an older querytrail): no line
+    expect(verdictText(verdict('pass', []), context).join('\n')).not.toContain('statements');
   });
 
   it('keeps a query with pipes and backticks inside its table cell', () => {

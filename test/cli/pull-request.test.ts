@@ -177,7 +177,7 @@ describe('a pull request from failing to fixed, under one comment', () => {
 
     const summary = readFileSync(path.join(work, 'summary-200.md'), 'utf8');
     expect(summary).toMatch(/^### ❌ querytrail: fails the query policy/);
-    expect(summary).toContain('| | Finding | Cost before → after | Query |');
+    expect(summary).toContain('| | Finding | Before → after | Query |');
     expect(summary).toMatch(/\| ❌ fail \| new query needs an index \| new → [\d,.]+ \([\d,.]+ with the index\) \| `SELECT id, status FROM orders WHERE warehouse_id = \$1` \|/);
     expect(summary).toMatch(/```sql\nCREATE INDEX .*orders \((warehouse|customer)_id\);\nCREATE INDEX .*orders \((warehouse|customer)_id\);\n```/);
     expect(summary).toMatch(/\[Open the run in querytrail\]\(http:\/\/127\.0\.0\.1:\d+\/ci\/run_\w+\)/);

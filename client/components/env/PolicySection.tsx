@@ -7,6 +7,7 @@ import {
   branchNameSchema,
   CONDITION_MODES,
   FINDING_KINDS,
+  ignoredCallSitesSchema,
   ignoredHashesSchema,
   policyPatchSchema,
   type ConditionMode,
@@ -30,14 +31,19 @@ const MODE_OPTIONS = CONDITION_MODES.map((mode) => ({ value: mode, label: { fail
 const numberOf = (text: string) => (text.trim() === '' ? Number.NaN : Number(text));
 /** Ignored hashes as typed: one per line, or separated by spaces or commas. */
 const hashesOf = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+/** Call site patterns as typed: one per line. */
+const patternsOf = (text: string) => text.split('\n').map((line) => line.trim()).filter(Boolean);
 
 interface FormValues {
   comparisonBranch: string;
   costRegressionPct: string;
   minCost: string;
   minSavedPct: string;
+  callRatio: string;
+  minCalls: string;
   conditions: Record<FindingKind, ConditionMode>;
   ignoredHashes: string;
+  ignoredCallSites: string;
 }
 
 const valuesOf = (policy: Policy): FormValues => ({
@@ -45,8 +51,11 @@ const valuesOf = (policy: Policy): FormValues => ({
   costRegressionPct: String(policy.costRegressionPct),
   minCost: String(policy.minCost),
   minSavedPct: String(policy.minSavedPct),
+  callRatio: String(policy.callRatio),
+  minCalls: String(policy.minCalls),
   conditions: { ...policy.conditions },
   ignoredHashes: policy.ignoredHashes.join('\n'),
+  ignoredCallSites: policy.ignoredCallSites.join('\n'),
 });
 
 /** `readOnly`: the caller may read the policy but not change it (not an owner): the same form, disabled. */
@@ -81,7 +90,10 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
     costRegressionPct: validate(shape.costRegressionPct, numberOf(values.costRegressionPct)),
     minCost: validate(shape.minCost, numberOf(values.minCost)),
     minSavedPct: validate(shape.minSavedPct, numberOf(values.minSavedPct)),
+    callRatio: validate(shape.callRatio, numberOf(values.callRatio)),
+    minCalls: validate(shape.minCalls, numberOf(values.minCalls)),
     ignoredHashes: validate(ignoredHashesSchema, hashesOf(values.ignoredHashes)),
+    ignoredCallSites: validate(ignoredCallSitesSchema, patternsOf(values.ignoredCallSites)),
   };
   const onSubmit = form.submit(Object.values(errors).every((e) => !e), () =>
     update.mutate({
@@ -90,8 +102,11 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
       costRegressionPct: numberOf(values.costRegressionPct),
       minCost: numberOf(values.minCost),
       minSavedPct: numberOf(values.minSavedPct),
+      callRatio: numberOf(values.callRatio),
+      minCalls: numberOf(values.minCalls),
       conditions: values.conditions,
       ignoredHashes: hashesOf(values.ignoredHashes),
+      ignoredCallSites: patternsOf(values.ignoredCallSites),
     }),
   );
   const numeric = { type: 'number', inputMode: 'decimal', step: 'any', min: 0 } as const;
@@ -126,6 +141,20 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
             {...numeric}
             max={100}
           />
+          <TextField
+            label="Call ratio"
+            {...form.field('callRatio', values.callRatio, set('callRatio'), errors.callRatio)}
+            hint="A query called at least this many times as often as in the baseline is flagged (N+1)."
+            {...numeric}
+            min={1}
+          />
+          <TextField
+            label="Minimum calls"
+            {...form.field('minCalls', values.minCalls, set('minCalls'), errors.minCalls)}
+            hint="Fewer calls than this in the run never count."
+            {...numeric}
+            step={1}
+          />
         </div>
         <fieldset className="policy-conditions">
           <legend>What each finding does</legend>
@@ -151,6 +180,15 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
           monospace
           spellCheck={false}
           placeholder="a1b2c3d4e5f60718"
+        />
+        <TextAreaField
+          label="Ignored call sites"
+          {...form.field('ignoredCallSites', values.ignoredCallSites, set('ignoredCallSites'), errors.ignoredCallSites)}
+          hint="File patterns, one per line (** any folders, * within one): queries called only from matching files never produce a finding."
+          rows={3}
+          monospace
+          spellCheck={false}
+          placeholder={'spec/**\n**/fixtures/**'}
         />
       </fieldset>
       {readOnly ? null : (

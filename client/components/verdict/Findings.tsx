@@ -7,6 +7,7 @@ import { formatCost, formatPercent } from '../../lib/plan';
 import { formatNumber } from '../../lib/time';
 import { Arrow } from '../analysis/QueryAnalysis';
 import { Badge } from '../Badge';
+import { CallSites } from '../CallSites';
 import { Card } from '../Card';
 import { CopyButton } from '../CopyButton';
 import { SqlBlock } from '../SqlBlock';
@@ -19,7 +20,29 @@ export const KIND_LABELS: Record<FindingKind, { label: string; explain: string }
   lost_index: { label: 'Lost index', explain: "Its production plan uses an index this run's schema drops" },
   new_query_needs_index: { label: 'New query needs an index', explain: 'Not in the baseline run, and an index would save most of its cost' },
   new_query: { label: 'New query', explain: 'Not in the baseline run' },
+  call_count_regression: {
+    label: 'Called many more times',
+    explain: "Runs at least the policy's ratio times as often as in the baseline run (an N+1 query: one query per row)",
+  },
 };
+
+/** How often the baseline's tests and this run's executed the query (pg_stat_statements calls). */
+function Calls({ finding }: { finding: Finding }) {
+  if (finding.calls === null) return null;
+  const { calls, baselineCalls } = finding;
+  return (
+    <span className="nowrap">
+      <span className="muted">calls</span>{' '}
+      {baselineCalls === null ? null : (
+        <>
+          {formatNumber(baselineCalls)} <Arrow />{' '}
+        </>
+      )}
+      <strong>{formatNumber(calls)}</strong>
+      {baselineCalls ? <Badge tone={calls > baselineCalls ? 'danger' : 'neutral'}>×{formatNumber(Math.round(calls / baselineCalls))}</Badge> : null}
+    </span>
+  );
+}
 
 function Cost({ finding }: { finding: Finding }) {
   if (finding.cost === null) return <span className="muted">cost unknown</span>;
@@ -58,7 +81,7 @@ function FindingItem({ finding, envId }: { finding: Finding; envId: string | nul
         </span>
         {finding.acknowledged ? <Badge tone="neutral">Acknowledged</Badge> : null}
         <span className="finding-cost">
-          <Cost finding={finding} />
+          {finding.kind === 'call_count_regression' ? <Calls finding={finding} /> : <Cost finding={finding} />}
         </span>
         {envId ? (
           <span className="finding-actions">
@@ -77,6 +100,7 @@ function FindingItem({ finding, envId }: { finding: Finding; envId: string | nul
       ) : (
         sql
       )}
+      <CallSites sites={finding.callSites} label="Where the query comes from" />
       {finding.schemaNotes.length > 0 ? (
         <ul className="finding-notes" aria-label="Schema notes">
           {finding.schemaNotes.map((note) => (

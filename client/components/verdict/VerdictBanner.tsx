@@ -54,6 +54,14 @@ function Summary({ verdict, envId }: { verdict: Verdict; envId: string | null })
         // the rule every verdict keeps: production's growth is never blamed on the run
         <p className="verdict-line muted small">{verdict.plannedOn.charAt(0).toUpperCase() + verdict.plannedOn.slice(1)}</p>
       ) : null}
+      {verdict.statements.run !== null ? (
+        <p className="verdict-line muted small" aria-label="Statements executed">
+          Statements executed by the tests:{' '}
+          {verdict.statements.baseline !== null ? `${formatNumber(verdict.statements.baseline)} in the baseline → ` : ''}
+          <strong>{formatNumber(verdict.statements.run)}</strong>
+          {verdict.statements.baseline !== null ? ' in this run' : ''}
+        </p>
+      ) : null}
       <p className="verdict-line muted small">
         {baseline ? (
           <>

@@ -1,0 +1,2 @@
+ALTER TABLE "catalog_queries" ADD COLUMN "call_sites" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "ci_run_queries" ADD COLUMN "call_sites" jsonb DEFAULT '[]'::jsonb NOT NULL;
