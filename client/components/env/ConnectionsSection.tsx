@@ -145,7 +145,9 @@ export function ConnectionsSection({ env }: { env: Environment }) {
                 <th scope="col">Label</th>
                 <th scope="col">Role</th>
                 <th scope="col">Connection string</th>
-                <th scope="col">Schemas</th>
+                <th scope="col" className="hide-narrow">
+                  Schemas
+                </th>
                 <th scope="col" className="hide-narrow">
                   Added
                 </th>
@@ -166,7 +168,7 @@ export function ConnectionsSection({ env }: { env: Environment }) {
                   <td className="break">
                     <code>{connection.maskedConnectionString}</code>
                   </td>
-                  <td className="break">{filtersText(connection)}</td>
+                  <td className="break hide-narrow">{filtersText(connection)}</td>
                   <td className="nowrap hide-narrow">
                     <RelativeTime value={connection.createdAt} />
                   </td>
