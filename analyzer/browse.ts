@@ -26,7 +26,7 @@ import { listExtensions } from './catalog/extensions.sql';
 import { listObjectsPage } from './catalog/objects.sql';
 import type { NamespaceRow } from './catalog/plan.sql';
 import { listTablesWithoutSelect } from './catalog/visibility.sql';
-import { planChunks, readChunk, sampleBudget, samplingWarnings, sampleTables, type Chunk, type ChunkRead } from './chunks';
+import { planChunks, readChunk, readChunksInOrder, sampleBudget, samplingWarnings, sampleTables, type Chunk, type ChunkRead } from './chunks';
 import { readQueries, type QueriesResult } from './queries';
 import { buildMeta, connect, toResult, type SyncSettings } from './sync-common';
 
@@ -140,18 +140,7 @@ async function readSummary(db: Gateway, settings: SyncSettings, filters: SchemaF
   const disabledIndexes: DisabledIndex[] = [];
   const warnings = new Set<string>();
   const options = { stats: false, health: false, sampleRows: 0, extensionRelations: plan.extensionRelations };
-  const reads: (Promise<ChunkRead> | undefined)[] = [];
-  const { chunks } = plan;
-  for (let i = 0; i < chunks.length; i++) {
-    for (let j = i; j < Math.min(chunks.length, i + settings.chunkConcurrency); j++) {
-      if (!reads[j]) {
-        const reading = readChunk(db, chunks[j]!, options);
-        reading.catch(() => undefined);
-        reads[j] = reading;
-      }
-    }
-    const read = await reads[i]!;
-    reads[i] = undefined;
+  for await (const read of readChunksInOrder(db, plan.chunks, options, settings.chunkConcurrency)) {
     hasher.addChunk(read);
     disabledIndexes.push(...read.disabledIndexes);
     for (const warning of read.warnings) warnings.add(warning);

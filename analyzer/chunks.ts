@@ -263,6 +263,28 @@ export function readChunk(db: Gateway, chunk: Chunk, options: ChunkOptions): Pro
 }
 
 /**
+ * The chunks' reads in order, each started while at most `ahead` are in flight, so the catalog
+ * reads of several sessions overlap while the caller handles one chunk at a time (and holds only
+ * those in flight). `beforeEach` runs before waiting on each, e.g. to stop a cancelled sync.
+ */
+export async function* readChunksInOrder(db: Gateway, chunks: readonly Chunk[], options: ChunkOptions, ahead: number, beforeEach?: () => void): AsyncGenerator<ChunkRead> {
+  const reads: (Promise<ChunkRead> | undefined)[] = [];
+  for (let i = 0; i < chunks.length; i++) {
+    for (let j = i; j < Math.min(chunks.length, i + ahead); j++) {
+      if (!reads[j]) {
+        const reading = readChunk(db, chunks[j]!, options);
+        reading.catch(() => undefined); // awaited in its turn; a failure before then is not unhandled
+        reads[j] = reading;
+      }
+    }
+    beforeEach?.();
+    const read = await reads[i]!;
+    reads[i] = undefined;
+    yield read;
+  }
+}
+
+/**
  * How a chunk's statements are planned. Each is scoped by an array of oids that every catalog it
  * reads has an index on; a sequential scan (or a hash built from one) reads the whole catalog, once
  * per chunk: quadratic in the database. Parallel workers and JIT cost more than they save on

@@ -12,7 +12,7 @@ import { listExtensions } from './catalog/extensions.sql';
 import { listReferencedIndexes } from './catalog/index-details.sql';
 import { readStatsReset } from './catalog/index-health.sql';
 import { listTablesWithoutSelect } from './catalog/visibility.sql';
-import { planChunks, readChunk, sampleBudget, samplingWarnings, sampleTables, type ChunkRead } from './chunks';
+import { planChunks, readChunksInOrder, sampleBudget, samplingWarnings, sampleTables } from './chunks';
 import { readIndexHealth } from './index-health';
 import { memorySink, SpoolSet, type JsonSink, type Spool } from './json-stream';
 import { readQueries, type QueriesResult } from './queries';
@@ -43,19 +43,10 @@ async function readSchemaInChunks(
   const options = { stats: true, health: true, sampleRows: request.sampleRows, referencedIndexes, extensionRelations: plan.extensionRelations };
   const budget = sampleBudget(settings.maxSampledTables);
   const warnings = new Set<string>();
-  const reads: (Promise<ChunkRead> | undefined)[] = [];
-  const { chunks } = plan;
-  for (let i = 0; i < chunks.length; i++) {
-    for (let j = i; j < Math.min(chunks.length, i + settings.chunkConcurrency); j++) {
-      if (!reads[j]) {
-        const reading = readChunk(db, chunks[j]!, options);
-        reading.catch(() => undefined); // awaited in its turn; a failure before then is not unhandled
-        reads[j] = reading;
-      }
-    }
+  const stopIfCancelled = () => {
     if (cancelled()) throw new Error('The sync was cancelled');
-    const read = await reads[i]!;
-    reads[i] = undefined;
+  };
+  for await (const read of readChunksInOrder(db, plan.chunks, options, settings.chunkConcurrency, stopIfCancelled)) {
     const tables = await sampleTables(db, read, budget, request.sampleRows, settings.sampleConcurrency);
     lists.tables.addAll(tables);
     lists.indexes.addAll(read.indexes);

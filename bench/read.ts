@@ -14,7 +14,8 @@
 // With authentication: each scenario is measured a second time on a second app over the same store in
 // team mode, its clients sending a personal access token of a viewer of the environment (token,
 // person and memberships in one statement, plus the access check; on PostgreSQL on every request, on
-// PGlite once and then kept in memory until a credential changes: server/auth/principal-cache.ts). Columns
+// PGlite once and then kept in memory until a credential changes: server/auth/principal-cache.ts),
+// the two apps measured in alternating halves (A B B A) so that drift weighs on both alike. Columns
 // "auth req/s" and "auth / open" compare it with the app in single-user mode in the same run.
 //
 // Options (environment): BENCH_CATALOG, BENCH_CLIENTS, BENCH_REQUESTS, BENCH_BEFORE_REQUESTS (200),
@@ -265,16 +266,35 @@ const http = require('node:http');
 })().catch((error) => parentPort.postMessage({ error: String(error) }));
 `;
 
-async function driveHttp(url: string, headers: Record<string, string> = {}) {
-  const worker = new Worker(CLIENT_THREAD, { eval: true, workerData: { url, headers, clients: CLIENTS, requests: REQUESTS, warmup: { calls: warmupFor(REQUESTS), ms: WARMUP_MS } } });
+async function clientRun(url: string, headers: Record<string, string>, requests: number) {
+  const worker = new Worker(CLIENT_THREAD, { eval: true, workerData: { url, headers, clients: CLIENTS, requests, warmup: { calls: warmupFor(requests), ms: WARMUP_MS } } });
   const result = await new Promise<{ seconds: number; latencies: number[]; error?: string }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
   });
   await worker.terminate();
   if (result.error) throw new Error(result.error);
-  const latencies = result.latencies.sort((a, b) => a - b);
-  return { perSecond: latencies.length / result.seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95) };
+  return result;
+}
+
+function summarize(runs: { seconds: number; latencies: number[] }[]) {
+  const latencies = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const seconds = runs.reduce((sum, r) => sum + r.seconds, 0);
+  return { perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p95: percentile(latencies, 95) };
+}
+
+/**
+ * The open app and the authenticated one measured in halves, A B B A: a machine that speeds up or
+ * slows down during the measure (another process, the database's own background work) weighs on
+ * both alike, so their ratio is the cost of authentication and not of when each was measured.
+ */
+async function driveOpenAndAuth(open: string, auth: string, headers: Record<string, string>) {
+  const half = Math.ceil(REQUESTS / 2);
+  const a1 = await clientRun(open, {}, half);
+  const b1 = await clientRun(auth, headers, half);
+  const b2 = await clientRun(auth, headers, half);
+  const a2 = await clientRun(open, {}, half);
+  return { api: summarize([a1, a2]), auth: summarize([b1, b2]) };
 }
 
 async function benchBackend(kind: string) {
@@ -318,8 +338,7 @@ async function benchBackend(kind: string) {
 
   const results = [];
   for (const scenario of [...catalogScenarios(environmentId), ...historyScenarios(environmentId)]) {
-    const api = await driveHttp(base + scenario.path);
-    const auth = await driveHttp(baseTeam + scenario.path, { authorization: `Bearer ${token}` });
+    const { api, auth } = await driveOpenAndAuth(base + scenario.path, baseTeam + scenario.path, { authorization: `Bearer ${token}` });
     const floor = await drive(async () => {
       await Promise.all(scenario.floor.map(send));
     });

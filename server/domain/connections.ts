@@ -11,7 +11,7 @@ import type { Db } from '../db/store';
 import { conflict, notFound } from '../errors';
 import { newId } from '../ids';
 import { SecretUnreadableError, type Secrets } from '../secrets';
-import { notFoundInEnvironment, requireEnvironment } from './environments';
+import { connectionSummaryColumns, notFoundInEnvironment, requireEnvironment } from './environments';
 
 type AddInput = z.infer<typeof addConnectionInput>;
 /** The filters may be left out (the demo, tests): no filters. */
@@ -42,15 +42,7 @@ export async function updateConnection(db: Db, input: z.infer<typeof updateConne
     ...(input.excludeSchemas !== undefined ? { excludeSchemas: input.excludeSchemas } : {}),
   };
   const where = and(eq(connections.id, input.connectionId), eq(connections.environmentId, input.id));
-  const columns = {
-    id: connections.id,
-    label: connections.label,
-    role: connections.role,
-    createdAt: connections.createdAt,
-    maskedConnectionString: connections.maskedConnectionString,
-    includeSchemas: connections.includeSchemas,
-    excludeSchemas: connections.excludeSchemas,
-  };
+  const columns = connectionSummaryColumns;
   const [row] = Object.keys(changes).length
     ? await db.update(connections).set(changes).where(where).returning(columns)
     : await db.select(columns).from(connections).where(where);

@@ -7,6 +7,17 @@ import type { Db } from '../db/store';
 import { conflict, isUniqueViolation, notFound } from '../errors';
 import { newId } from '../ids';
 
+/** What the API shows of a connection: never its connection string, only the masked form. */
+export const connectionSummaryColumns = {
+  id: connections.id,
+  label: connections.label,
+  role: connections.role,
+  createdAt: connections.createdAt,
+  maskedConnectionString: connections.maskedConnectionString,
+  includeSchemas: connections.includeSchemas,
+  excludeSchemas: connections.excludeSchemas,
+};
+
 const summaryColumns = { id: environments.id, name: environments.name, slug: environments.slug, createdAt: environments.createdAt };
 type SummaryRow = { id: string; name: string; slug: string; createdAt: Date };
 
@@ -61,15 +72,7 @@ export async function readEnvironment(db: Db, id: string, defaultIntervalSeconds
   const env = await requireEnvironment(db, id);
   const [conns, repos] = await Promise.all([
     db
-      .select({
-        id: connections.id,
-        label: connections.label,
-        role: connections.role,
-        createdAt: connections.createdAt,
-        maskedConnectionString: connections.maskedConnectionString,
-        includeSchemas: connections.includeSchemas,
-        excludeSchemas: connections.excludeSchemas,
-      })
+      .select(connectionSummaryColumns)
       .from(connections)
       .where(eq(connections.environmentId, env.id))
       .orderBy(asc(connections.createdAt), asc(connections.id)),
