@@ -16,7 +16,7 @@
 // minutes to load (about 10 s per copy, more as the catalog grows), so it is kept, outside the
 // checkout, in /var/tmp/querytrail-bench/pg15-tenants (BENCH_DATA_DIR) and reused by the next run.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -28,7 +28,7 @@ import { startKeptCluster } from '../advisor/index';
 import { startAnalyzer } from '../analyzer/app';
 import { referenceSync } from '../analyzer/reference-sync';
 import { remoteSyncResponseSchema, syncRequestSchema } from '../shared/analyzer-schema';
-import { GITLAB_SQL, loadSqlFile, loadTenants } from '../test/support/analyzer';
+import { GITLAB_SQL, gitlabTenantSql, loadSqlFile, loadTenants } from '../test/support/analyzer';
 import { binariesOf, freePort, startPostgres } from '../test/support/postgres';
 
 const run = promisify(execFile);
@@ -215,23 +215,6 @@ async function gitlab(): Promise<void> {
   }
 }
 
-/**
- * GitLab's structure.sql with its two partition schemas folded into the one it loads into, so that
- * one tenant is one schema; its extensions are created once, in schema `extensions`, which the
- * database's search_path adds (the dump names their operator classes unqualified).
- */
-function tenantSql(folder: string): string {
-  const file = path.join(folder, 'gitlab-tenant.sql');
-  if (!existsSync(file)) {
-    const text = readFileSync(GITLAB_SQL, 'utf8')
-      .replace(/^CREATE SCHEMA gitlab_partitions_(dynamic|static);\n\nCOMMENT ON SCHEMA gitlab_partitions_\1 IS .*\n/gm, '')
-      .replace(/^CREATE EXTENSION IF NOT EXISTS \w+;\n/gm, '')
-      .replaceAll('gitlab_partitions_dynamic.', '')
-      .replaceAll('gitlab_partitions_static.', '');
-    writeFileSync(file, text);
-  }
-  return file;
-}
 
 async function tenants(count: number): Promise<void> {
   const folder = path.resolve(process.env.BENCH_DATA_DIR ?? path.join(os.platform() === 'linux' ? '/var/tmp' : os.tmpdir(), 'querytrail-bench', 'pg15-tenants'));
@@ -278,7 +261,7 @@ async function tenants(count: number): Promise<void> {
     if (loaded < count) {
       console.log(`loading tenants ${loaded + 1}..${count} of GitLab's structure.sql into ${name} (kept in ${folder})...`);
       const load = await timed(() =>
-        loadTenants(url(name), tenantSql(folder), 15, {
+        loadTenants(url(name), gitlabTenantSql(folder), 15, {
           count: count - loaded,
           first: loaded + 1,
           query: (sql) => query(name, sql),

@@ -25,13 +25,13 @@
 // when empty), BENCH_CPU_PROF (a folder: each server writes a CPU profile there when it stops).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { fingerprintOf, loadParser } from '../shared/sql-fingerprint';
-import { GITLAB_SQL, loadTenants } from '../test/support/analyzer';
+import { gitlabTenantSql, loadTenants } from '../test/support/analyzer';
 import { freePort, startPostgres } from '../test/support/postgres';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -329,23 +329,6 @@ const TENANT_QUERIES = [
   'SELECT title FROM t10.labels WHERE project_id = $1 ORDER BY title',
 ];
 
-/**
- * GitLab's structure.sql as one tenant: its two partition schemas folded into the schema it loads
- * into, its extensions left out (created once, in schema `extensions`, on the database's
- * search_path: the dump names their operator classes unqualified). As bench:analyzer loads it.
- */
-function tenantSql(folder: string): string {
-  const file = path.join(folder, 'gitlab-tenant.sql');
-  if (!existsSync(file)) {
-    const text = readFileSync(GITLAB_SQL, 'utf8')
-      .replace(/^CREATE SCHEMA gitlab_partitions_(dynamic|static);\n\nCOMMENT ON SCHEMA gitlab_partitions_\1 IS .*\n/gm, '')
-      .replace(/^CREATE EXTENSION IF NOT EXISTS \w+;\n/gm, '')
-      .replaceAll('gitlab_partitions_dynamic.', '')
-      .replaceAll('gitlab_partitions_static.', '');
-    writeFileSync(file, text);
-  }
-  return file;
-}
 
 type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
 
@@ -530,7 +513,7 @@ async function tenants(): Promise<void> {
       if (!given) {
         await query(`CREATE SCHEMA extensions; CREATE EXTENSION btree_gist SCHEMA extensions; CREATE EXTENSION pg_trgm SCHEMA extensions;
                      ALTER DATABASE tenants SET search_path = public, extensions`);
-        await loadTenants(production, tenantSql(folder), 15, { count: TENANTS, query: (sql) => query(sql) });
+        await loadTenants(production, gitlabTenantSql(folder), 15, { count: TENANTS, query: (sql) => query(sql) });
       }
       const loaded = (performance.now() - t) / 1000;
       t = performance.now();

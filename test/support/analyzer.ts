@@ -3,7 +3,7 @@
 // set Host).
 import { SHARED_DATA_DIR } from './data';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,24 @@ const run = promisify(execFile);
 export const DATA_DIR = SHARED_DATA_DIR;
 export const PAGILA_SQL = path.join(DATA_DIR, 'pagila-schema-no-pgvector.sql');
 export const GITLAB_SQL = path.join(DATA_DIR, 'gitlab-structure.sql');
+
+/**
+ * GitLab's structure.sql as one tenant (written once into `folder`): its two partition schemas
+ * folded into the schema it loads into, its extensions left out (created once, in schema
+ * `extensions`, on the database's search_path: the dump names their operator classes unqualified).
+ */
+export function gitlabTenantSql(folder: string): string {
+  const file = path.join(folder, 'gitlab-tenant.sql');
+  if (!existsSync(file)) {
+    const text = readFileSync(GITLAB_SQL, 'utf8')
+      .replace(/^CREATE SCHEMA gitlab_partitions_(dynamic|static);\n\nCOMMENT ON SCHEMA gitlab_partitions_\1 IS .*\n/gm, '')
+      .replace(/^CREATE EXTENSION IF NOT EXISTS \w+;\n/gm, '')
+      .replaceAll('gitlab_partitions_dynamic.', '')
+      .replaceAll('gitlab_partitions_static.', '');
+    writeFileSync(file, text);
+  }
+  return file;
+}
 
 /** `npm test` runs 14 and 18; `npm run test:matrix` sets PG_MATRIX=14,15,16,17,18. */
 export function majorsUnderTest(): PgMajor[] {
