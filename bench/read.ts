@@ -13,8 +13,8 @@
 //
 // With authentication: each scenario is measured a second time on a second app over the same store in
 // team mode, its clients sending a personal access token of a viewer of the environment (token,
-// person and memberships in one statement, plus the access check; on PostgreSQL on every request, on
-// PGlite once and then kept in memory until a credential changes: server/auth/principal-cache.ts),
+// person and memberships in one statement, then kept in memory until a credential changes, each use
+// waiting until the store's channel has caught up: server/auth/principal-cache.ts; plus the access check),
 // the two apps measured in alternating halves (A B B A) so that drift weighs on both alike. Columns
 // "auth req/s" and "auth / open" compare it with the app in single-user mode in the same run.
 //

@@ -1,10 +1,9 @@
 // Who is asking, resolved once per request before any route: a session cookie, a bearer token (the
 // API_TOKEN, a personal or CI token, or a CI job's ID token), or nobody. In single-user mode
 // (isTeamMode false) everyone is the local admin, as querytrail always was on one machine.
-// Each lookup is one statement that brings the person and their memberships along. On PostgreSQL it
-// is made on every request, so a revoked token or an ended session stops working at once on every
-// server of the shared store; on PGlite, which one process holds, answers are kept until any
-// credential changes (principal-cache.ts), with the same effect.
+// Each lookup is one statement that brings the person and their memberships along; its answer is
+// kept in memory until any credential changes on any server of the store (principal-cache.ts), so a
+// revoked token or an ended session still stops working at once everywhere.
 import type { Request, RequestHandler, Response } from 'express';
 import { eq, and, isNull, lt, or, sql } from 'drizzle-orm';
 import { isTeamMode, type Config } from '../config';
@@ -113,10 +112,10 @@ export function bearerOf(req: Request): string | undefined {
   return match?.[1];
 }
 
-/** Through the cache when there is one (PGlite); the key is a hash of the whole credential, secret included. */
+/** Through the cache when there is one; the key is a hash of the whole credential, secret included. */
 async function resolved(cache: PrincipalCache | undefined, key: string, read: () => Promise<Resolved | undefined>) {
   if (!cache) return (await read())?.principal;
-  return cache.get(key) ?? cache.remember(key, read);
+  return (await cache.get(key)) ?? cache.remember(key, read);
 }
 
 /**

@@ -15,6 +15,7 @@ import * as schema from './schema';
 import { ensurePrivateDir, makeTreePrivate } from '../private-files';
 import { lockFolder } from './folder-lock';
 import { copyTemplate } from './pglite-template';
+import { listenPglite, listenPostgres, type Channel } from './channel';
 
 /** Both drivers return raw query results with a `rows` array; this tells TypeScript so. */
 export interface RowsResultHKT extends PgQueryResultHKT {
@@ -37,6 +38,8 @@ export interface Store {
    * PostgreSQL a `name` makes it a prepared statement, parsed once per connection.
    */
   read<T>(statement: { name: string; text: string; values: unknown[] }): Promise<T[]>;
+  /** LISTENs on a channel until the store closes (channel.ts). */
+  listen(channel: string, onNotify: () => void): Promise<Channel>;
   close(): Promise<void>;
 }
 
@@ -96,12 +99,22 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       throw error;
     });
     const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const channels = new Set<Channel>();
+    const databaseUrl = options.databaseUrl;
     return {
       db,
       kind: 'postgres',
-      connection: { databaseUrl: options.databaseUrl },
+      connection: { databaseUrl },
       read: async <T>(statement: { name: string; text: string; values: unknown[] }) => (await pool.query(statement)).rows as T[],
-      close: () => pool.end(),
+      listen: async (channel, onNotify) => {
+        const opened = await listenPostgres(databaseUrl, channel, onNotify);
+        channels.add(opened);
+        return opened;
+      },
+      close: async () => {
+        await Promise.all([...channels].map((channel) => channel.close()));
+        await pool.end();
+      },
     };
   }
   let dataDir: string | undefined;
@@ -135,6 +148,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     kind: 'pglite',
     connection: { pglite: client },
     read: async <T>({ text, values }: { text: string; values: unknown[] }) => (await client.query<T>(text, values)).rows,
+    listen: (channel, onNotify) => listenPglite(client, channel, onNotify),
     close: async () => {
       await client.close();
       privatize();
