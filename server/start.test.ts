@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openStore } from './db/store';
-import { copyTemplate, ensureTemplate, migrationsFolder, templateKey } from './db/pglite-template';
+import { copyTemplate, ensureTemplate, memoryTemplate, migrationsFolder, templateKey } from './db/pglite-template';
 import { environments } from './db/schema';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -90,6 +90,25 @@ describe('the PGlite template', () => {
     expect(row!.queue).toBeGreaterThan(0);
     await store.db.insert(environments).values({ id: 'env_t', name: 'T', slug: 't' });
     expect((await store.db.select().from(environments)).map((e) => e.slug)).toEqual(['t']);
+  });
+
+  it('gives a store in memory the same cluster, loaded from the template as a tar', async () => {
+    const key = templateKey();
+    const tar = await memoryTemplate(key);
+    expect(tar).toBeDefined();
+    expect(existsSync(path.join(root, 'dist', 'server', 'pglite-template', `${key}.tar`))).toBe(true);
+    const store = await openStore({});
+    onTestFinished(() => store.close());
+    const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+    const [row] = await store.read<{ migrations: number; queue: number }>({
+      name: 'memory_template_check',
+      text: "SELECT (SELECT count(*) FROM drizzle.__drizzle_migrations)::int AS migrations, (SELECT count(*) FROM information_schema.tables WHERE table_schema = 'pgboss')::int AS queue",
+      values: [],
+    });
+    expect(row).toEqual({ migrations: journal.entries.length, queue: expect.any(Number) });
+    expect(row!.queue).toBeGreaterThan(0);
+    await store.db.insert(environments).values({ id: 'env_m', name: 'M', slug: 'm' });
+    expect((await store.db.select().from(environments)).map((e) => e.slug)).toEqual(['m']);
   });
 
   it('copies into an empty folder only', async () => {

@@ -9,8 +9,10 @@
 // pg-boss's version: a change of any makes a new one (and the old one is removed). Nothing depends
 // on it: when it cannot be made or copied (a read-only checkout, a full disk), the store runs
 // initdb as before. `npm run build -- --template` makes it ahead (the Docker image does).
+// A store in memory (no DATA_DIR: the tests, the demo) starts the same way from the same cluster
+// dumped as a tar (<key>.tar beside the folder), which PGlite loads into its memory.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,13 +60,7 @@ export async function ensureTemplate(key = templateKey()): Promise<string | unde
   try {
     mkdirSync(TEMPLATES, { recursive: true });
     mkdirSync(making, { mode: 0o700 });
-    const client = await PGlite.create(making);
-    try {
-      await migrate(drizzle(client), { migrationsFolder });
-      await installQueueSchema(client);
-    } finally {
-      await client.close();
-    }
+    await (await makeCluster(making)).close();
     try {
       renameSync(making, target);
     } catch (error) {
@@ -72,7 +68,7 @@ export async function ensureTemplate(key = templateKey()): Promise<string | unde
     }
     // templates of another PGlite or other migrations are of no further use
     for (const name of readdirSync(TEMPLATES)) {
-      if (name !== key && name.startsWith('pglite-')) rmSync(path.join(TEMPLATES, name), { recursive: true, force: true });
+      if (name !== key && name !== `${key}.tar` && name.startsWith('pglite-')) rmSync(path.join(TEMPLATES, name), { recursive: true, force: true });
     }
     return target;
   } catch (error) {
@@ -80,6 +76,49 @@ export async function ensureTemplate(key = templateKey()): Promise<string | unde
     return undefined;
   } finally {
     rmSync(making, { recursive: true, force: true });
+  }
+}
+
+/** A migrated cluster with the queue's schema, as a fresh PGlite at `dataDir` (undefined: in memory) makes it. */
+async function makeCluster(dataDir?: string): Promise<PGlite> {
+  const client = await PGlite.create(dataDir);
+  try {
+    await migrate(drizzle(client), { migrationsFolder });
+    await installQueueSchema(client);
+    return client;
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}
+
+/**
+ * The template as a tar for a store in memory (made first if need be, and kept beside the folder
+ * templates); undefined when it cannot be had, and the store runs initdb.
+ */
+export async function memoryTemplate(key = templateKey()): Promise<Blob | undefined> {
+  if (process.env.PGLITE_TEMPLATE === '0') return undefined;
+  const target = path.join(TEMPLATES, `${key}.tar`);
+  try {
+    if (existsSync(target)) return new Blob([readFileSync(target)]);
+    const client = await makeCluster();
+    let tar: Blob;
+    try {
+      // written to the data files first, so loading it replays no WAL
+      await client.exec('CHECKPOINT');
+      tar = await client.dumpDataDir('none');
+    } finally {
+      await client.close();
+    }
+    // written aside and renamed into place, as the folder is
+    const making = `${target}.${process.pid}-${Date.now()}`;
+    mkdirSync(TEMPLATES, { recursive: true });
+    writeFileSync(making, Buffer.from(await tar.arrayBuffer()), { mode: 0o600 });
+    renameSync(making, target);
+    return tar;
+  } catch (error) {
+    console.warn(`querytrail: no PGlite template in memory (${error instanceof Error ? error.message : error}); the store runs initdb`);
+    return undefined;
   }
 }
 

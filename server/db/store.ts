@@ -14,7 +14,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema';
 import { ensurePrivateDir, makeTreePrivate } from '../private-files';
 import { lockFolder } from './folder-lock';
-import { copyTemplate } from './pglite-template';
+import { copyTemplate, memoryTemplate } from './pglite-template';
 import { listenPglite, listenPostgres, type Channel } from './channel';
 
 /** Both drivers return raw query results with a `rows` array; this tells TypeScript so. */
@@ -128,9 +128,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   let client: PGlite;
   try {
-    // an empty folder gets a copy of the migrated template cluster rather than initdb (pglite-template.ts)
+    // an empty folder gets a copy of the migrated template cluster rather than initdb, a store in
+    // memory the same cluster as a tar (pglite-template.ts)
     if (dataDir) await copyTemplate(dataDir);
-    client = await PGlite.create(dataDir);
+    const loadDataDir = dataDir ? undefined : await memoryTemplate();
+    client = dataDir ? await PGlite.create(dataDir) : await PGlite.create({ loadDataDir });
   } catch (error) {
     lock?.release();
     throw error;
