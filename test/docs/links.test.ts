@@ -41,7 +41,7 @@ function proseLines(markdown: string): string[] {
 }
 
 /** GitHub's anchor of a heading: its text lowercased, punctuation dropped, spaces made hyphens. */
-export function slug(heading: string): string {
+function slug(heading: string): string {
   const text = heading.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
   return text
     .toLowerCase()
@@ -50,7 +50,7 @@ export function slug(heading: string): string {
 }
 
 /** Every anchor a page offers; a repeated heading gets -1, -2, ... as GitHub numbers them. */
-export function anchors(markdown: string): Set<string> {
+function anchors(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   for (const line of proseLines(markdown)) {
@@ -69,17 +69,19 @@ function links(markdown: string): string[] {
   const out: string[] = [];
   for (const line of proseLines(markdown)) {
     const prose = line.replace(/(`+)[^`]*?\1/g, '');
-    for (const m of prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) out.push(m[1]);
+    for (const [, href] of prose.matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) if (href) out.push(href);
   }
   return out;
 }
 
 /** What is wrong with each relative link of one page, in words; empty when every one resolves. */
-export function brokenLinks(markdown: string, base: string, self: string): string[] {
+function brokenLinks(markdown: string, base: string, self: string): string[] {
   const problems: string[] = [];
   for (const href of links(markdown)) {
     if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('/')) continue;
-    const [target, anchor] = href.split('#', 2);
+    const hash = href.indexOf('#');
+    const target = hash < 0 ? href : href.slice(0, hash);
+    const anchor = hash < 0 ? '' : href.slice(hash + 1);
     const file = target === '' ? self : path.resolve(base, decodeURIComponent(target));
     if (target === '') {
       if (!anchors(markdown).has(anchor)) problems.push(`${href}: no heading with the anchor #${anchor} in ${path.relative(ROOT, file)}`);
@@ -89,7 +91,7 @@ export function brokenLinks(markdown: string, base: string, self: string): strin
       problems.push(`${href}: no file ${path.relative(ROOT, file)}`);
       continue;
     }
-    if (anchor === undefined || anchor === '') continue;
+    if (anchor === '') continue;
     if (statSync(file).isDirectory() || !file.endsWith('.md')) {
       problems.push(`${href}: an anchor into something that is not a Markdown page`);
     } else if (!anchors(readFileSync(file, 'utf8')).has(anchor)) {
