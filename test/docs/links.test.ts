@@ -1,8 +1,8 @@
 // Every relative link of README.md and docs/*.md leads somewhere: the file exists and an #anchor
 // names a heading of the page it points to, as GitHub makes heading anchors. Pure file reading.
 //
-// docs/drafts/README.md is the front page written to replace README.md: its links are written from
-// the repository's root, where it will live, and are checked from there.
+// docs/drafts/ holds pages written to replace README.md and advisor/README.md: their links are
+// written from where they will live, and are checked from there.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,12 +15,17 @@ interface Page {
   base: string;
 }
 
+/** Each draft in docs/drafts/ and the folder it is written for. */
+const DRAFTS: [string, string][] = [
+  ['README.md', ROOT],
+  ['advisor-README.md', path.join(ROOT, 'advisor')],
+];
+
 function pages(): Page[] {
   const docs = path.join(ROOT, 'docs');
   const list: Page[] = [{ file: path.join(ROOT, 'README.md'), base: ROOT }];
   for (const name of readdirSync(docs).filter((n) => n.endsWith('.md')).sort()) list.push({ file: path.join(docs, name), base: docs });
-  const draft = path.join(docs, 'drafts', 'README.md');
-  if (existsSync(draft)) list.push({ file: draft, base: ROOT });
+  for (const [draft, base] of DRAFTS) if (existsSync(path.join(docs, 'drafts', draft))) list.push({ file: path.join(docs, 'drafts', draft), base });
   return list;
 }
 
