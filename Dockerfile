@@ -30,7 +30,7 @@ RUN useradd --system --user-group --no-create-home --home-dir /nonexistent --she
 # its secret.key) is that nothing it brings runs as the shadow's superuser: queries are parsed and
 # sent one statement at a time, the copied schema's functions are inert stubs with no CHECK,
 # default, trigger, rule, cast or operator left, and all of it runs as a role that is no superuser
-# (no COPY TO/FROM PROGRAM or files, no server files, no untrusted language). See advisor/README.md,
+# (no COPY TO/FROM PROGRAM or files, no server files, no untrusted language). See docs/security.md,
 # "Safety". Concurrent shadows: SHADOW_MAX_CONCURRENT (default 2) and SHADOW_QUEUE (default 8).
 RUN mkdir -p /app/.data && chown -R node:node /app/.data
 USER node

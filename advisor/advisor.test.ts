@@ -83,7 +83,7 @@ describe('shadow planner', () => {
       expect(shadow.error, hash).toBeNull();
       expect(shadow.planShape, hash).toBe(planShape(real));
       // The shadow's empty B-trees have height 0, so each index descent is charged up to
-      // 2 x 0.125 less than production's (README, limits): visible only on tiny costs.
+      // 2 x 0.125 less than production's (docs/analysis.md, Limits): visible only on tiny costs.
       expect(Math.abs(shadow.cost! - real['Total Cost']), hash).toBeLessThan(Math.max(0.1 * real['Total Cost'], 0.3));
     }
   });

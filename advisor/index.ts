@@ -1,7 +1,7 @@
 // Query analysis with production statistics: plans, costs and index recommendations.
 // analyzeQueries reads production and plans; readProductionSnapshot + analyzeSnapshot do the same
 // in two steps, so a snapshot can be kept, reused and have a CI run's schema applied to it
-// (applyRunSchema). See README.md for the method and its limits.
+// (applyRunSchema). See docs/analysis.md for the method and its limits.
 import type { IndexRecommendation, PlannedQuery, WorkloadBudget } from '../shared/analysis.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { candidateKey, candidatesFor, type CandidateOptions, type IndexCandidate } from './candidates.js';

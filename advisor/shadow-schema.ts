@@ -13,7 +13,7 @@
 // - extensions only from an allow-list of those that bring types, operators, index methods and
 //   functions queries use; never a procedural language, a foreign-data wrapper, dblink, a trigger
 //   helper or an inspection tool.
-// README.md ("What the shadow copies") lists what this costs in plan fidelity.
+// docs/analysis.md ("Limits") lists what this costs in plan fidelity.
 import { parseSync } from 'libpg-query';
 import { deparseSync } from 'pgsql-deparser';
 import type { SourceSnapshot } from './source.js';

@@ -4,7 +4,7 @@
 // The B-tree model follows nbtree's layout: 8-byte tuple header plus MAXALIGNed data plus a
 // 4-byte line pointer, leaves filled to 90% by CREATE INDEX, and deduplication (PG13+) turning
 // runs of equal keys into posting lists of 6-byte heap pointers. The benchmark compares these
-// estimates with real index sizes (README).
+// estimates with real index sizes (docs/benchmarks.md).
 
 export interface ColumnSize {
   avgWidth: number;

@@ -27,7 +27,7 @@ export interface Config {
    * `full`, the whole database, as verdicts did before (for comparison, npm run bench:verdict).
    */
   verdictSnapshot: 'scoped' | 'full';
-  /** Background jobs (server/queue/): see README "Background jobs". */
+  /** Background jobs (server/queue/): see docs/operations.md, "Background jobs". */
   jobs: { heartbeatSeconds: number; retryLimit: number; retryDelaySeconds: number; pollSeconds: number };
   /** Production history: seconds between snapshots of an environment that has no setting of its own (at least 5). */
   snapshotIntervalSeconds: number;
@@ -37,7 +37,7 @@ export interface Config {
   historyHourlyDays: number;
   /** Webhooks may reach private and loopback addresses (WEBHOOK_ALLOW_PRIVATE=1; server/webhooks/addresses.ts). */
   webhookAllowPrivate: boolean;
-  /** Sign-in and who may do what (server/auth/): see README "Running for a company". */
+  /** Sign-in and who may do what (server/auth/): see docs/teams.md. */
   auth: AuthConfig;
 }
 

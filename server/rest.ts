@@ -1,4 +1,4 @@
-// REST on the paths README documents: the OpenAPI adapter (trpc-to-openapi) over the same tRPC
+// REST on the paths docs/api.md and /api/docs document: the OpenAPI adapter (trpc-to-openapi) over the same tRPC
 // procedures.
 // Two gaps of the adapter are closed here: it has no per-route success status (procedures declare
 // meta.successStatus, applied to responses and to the OpenAPI document), and its error body is not

@@ -66,7 +66,7 @@ export function QueryPage() {
               <CallSites sites={query.data.callSites} />
             ) : (
               <p className="muted">
-                No call site known: the query&rsquo;s texts carried no sqlcommenter or marginalia tags (see the README on tagging queries).
+                No call site known: the query&rsquo;s texts carried no sqlcommenter or marginalia tags (see docs/ci-and-verdicts.md on tagging queries).
               </p>
             )}
           </Card>

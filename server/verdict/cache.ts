@@ -2,7 +2,7 @@
 // with one set of schema differences applied (digest '' for production's own schema). A query's
 // plan and cost do not depend on the other queries planned with it, so results are cached per
 // query hash and only the misses are planned. Its recommendations and alternatives may also use
-// an index another query planned with it suggested (advisor/README.md, the whole workload): the
+// an index another query planned with it suggested (docs/analysis.md, the whole workload): the
 // first planning is kept, and the workload's choice reads every query's alternatives from here.
 // Two callers planning the same miss at once both plan it; the second insert does nothing.
 import { and, eq, sql } from 'drizzle-orm';

@@ -2,7 +2,7 @@
 // verdict does not wait for initdb and a server start (seconds) before its first plan. Bounded: at
 // most `max` exist at once (idle or lent); past that an analysis gets none and the advisor starts
 // and stops its own, as it always did. An idle one is stopped after `idleMs`; all are stopped when
-// the server shuts down. A server holds no user data (see advisor/README.md), only what an
+// the server shuts down. A server holds no user data (see docs/security.md), only what an
 // analysis left in its own database, which the advisor drops when it finishes.
 import { keptKeyOf, startShadowServer, type ShadowServer } from '../../advisor/index';
 import type { Config } from '../config';

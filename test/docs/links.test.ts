@@ -1,8 +1,5 @@
-// Every relative link of README.md and docs/*.md leads somewhere: the file exists and an #anchor
-// names a heading of the page it points to, as GitHub makes heading anchors. Pure file reading.
-//
-// docs/drafts/ holds pages written to replace README.md and advisor/README.md: their links are
-// written from where they will live, and are checked from there.
+// Every relative link of the README pages and docs/*.md leads somewhere: the file exists and an
+// #anchor names a heading of the page it points to, as GitHub makes heading anchors. Pure file reading.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,17 +12,17 @@ interface Page {
   base: string;
 }
 
-/** Each draft in docs/drafts/ and the folder it is written for. */
-const DRAFTS: [string, string][] = [
-  ['README.md', ROOT],
-  ['advisor-README.md', path.join(ROOT, 'advisor')],
-];
+/** The README of the project and of each folder that has one. */
+const READMES = ['', 'advisor', 'analyzer', 'gateway', 'cli', 'server', 'client', 'shared', 'bench'];
 
 function pages(): Page[] {
   const docs = path.join(ROOT, 'docs');
-  const list: Page[] = [{ file: path.join(ROOT, 'README.md'), base: ROOT }];
+  const list: Page[] = [];
+  for (const folder of READMES) {
+    const file = path.join(ROOT, folder, 'README.md');
+    if (existsSync(file)) list.push({ file, base: path.join(ROOT, folder) });
+  }
   for (const name of readdirSync(docs).filter((n) => n.endsWith('.md')).sort()) list.push({ file: path.join(docs, name), base: docs });
-  for (const [draft, base] of DRAFTS) if (existsSync(path.join(docs, 'drafts', draft))) list.push({ file: path.join(docs, 'drafts', draft), base });
   return list;
 }
 

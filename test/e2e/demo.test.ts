@@ -1,7 +1,7 @@
 // The demo in a real browser, from an empty DATA_DIR: "Start the demo database" on the first page,
 // its steps shown as they are made, then the pull request's failing verdict with its CREATE INDEX,
 // the environment's recommendations and a catalog of three sources, the demo database's schema,
-// and Remove demo. The time from the click to the verdict on the page is printed (README, Try it).
+// and Remove demo. The time from the click to the verdict on the page is printed (docs/demo.md).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';

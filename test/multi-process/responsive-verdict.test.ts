@@ -7,7 +7,7 @@
 // The store is PostgreSQL (DATABASE_URL), as a company runs it. With the PGlite store the store's
 // own queries run on the event loop (PGlite is WebAssembly in the server's process), and on a
 // machine at a load of 15-20 a request now and then waits 1-3 s behind them: not yet met there
-// (README, "Benchmark: npm run bench:verdict").
+// (docs/benchmarks.md, npm run bench:verdict).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -140,7 +140,7 @@ describe('background jobs on two servers sharing one PostgreSQL', () => {
 
     const b = await start(env);
     const verdict = await verdictOf(b, run);
-    // a figure for README's "Running for a company", not a check
+    // a figure for docs/teams.md, "Several servers on one PostgreSQL", not a check
     console.log(`verdict of the killed server's run finished by the other ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`);
     expect(verdict?.status, verdict?.reason).toMatch(/^(pass|fail)$/);
     // its second attempt, on b, finished it
