@@ -45,6 +45,51 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
   } catch (e) {
     throw new Error(`applyRunSchema needs the SQL parser loaded first (loadParser): ${(e as Error).message}`, { cause: e });
   }
+  const a = startApplying(snapshot, run, baseline);
+  createNewTables(a);
+  addNewColumns(a);
+  noteDroppedTables(a);
+  createNewIndexes(a);
+  noteRedefinedIndexes(a);
+  dropRemovedIndexes(a);
+
+  const { out, changes, tableNotes, runNotes, droppedIndexes } = a;
+  const digest = changes.length ? createHash('sha256').update([...changes].sort().join('\n')).digest('hex') : '';
+  if (!digest) return { snapshot, digest, tableNotes, runNotes, droppedIndexes };
+  return { snapshot: out, digest, tableNotes, runNotes, droppedIndexes: droppedIndexes.sort() };
+}
+
+type RunTable = { schema: string; name: string; kind: RunSchema['tables'][number][2]; parent: string | null };
+
+/** One application in progress: the inputs indexed by schema-qualified name, the copy being changed, and what was said about it. */
+interface Applying {
+  snapshot: SourceSnapshot;
+  run: RunSchema;
+  out: SourceSnapshot;
+  graph: SnapshotGraph | undefined;
+  /** schema.name of a relation to its key in the graph (the quoted name). */
+  graphKey: Map<string, string>;
+  path: string[];
+  changes: string[];
+  runNotes: string[];
+  tableNotes: Record<string, string[]>;
+  droppedIndexes: string[];
+  /** Tables created in the shadow by this run. */
+  created: Set<string>;
+  prodTables: Map<string, SourceSnapshot['relations'][number]>;
+  prodViews: Set<string>;
+  prodColumns: Map<string, SourceColumn>;
+  prodColumnsByTable: Map<string, SourceColumn[]>;
+  prodIndexes: Map<string, SourceIndex>;
+  runTables: Map<string, RunTable>;
+  runColumns: Map<string, RunSchema['columns']>;
+  runSchemas: Set<string>;
+  baseTables: Set<string> | null;
+  baseColumns: Set<string> | null;
+  baseIndexes: Set<string> | null;
+}
+
+function startApplying(snapshot: SourceSnapshot, run: RunSchema, baseline: RunSchema | null): Applying {
   const out: SourceSnapshot = {
     ...snapshot,
     ddl: [...snapshot.ddl],
@@ -53,69 +98,83 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
     columns: [...snapshot.columns],
     runIndexes: [...(snapshot.runIndexes ?? [])],
   };
-  // A snapshot cut to some queries (scope.ts) holds only their relations: a run's table it lacks
-  // is new only when production has none of that name where the queries look for it (scope).
-  // Differences on relations the queries do not need are neither applied nor noted: the plans
-  // of these queries cannot depend on them.
-  const scope = snapshot.scope;
-  const path = searchPathSchemas(snapshot.searchPath);
-  const absent = (schema: string, name: string) =>
-    !scope || scope.relations[nameKey({ schema, name })] === null || (scope.relations[nameKey({ name })] === null && path.includes(schema));
   const graph: SnapshotGraph | undefined = snapshot.graph && { ...snapshot.graph, relations: { ...snapshot.graph.relations } };
   if (graph) out.graph = graph;
-  const graphKey = new Map(Object.entries(graph?.relations ?? {}).map(([k, r]) => [key(r.schema, r.name), k]));
-  /** The user types (enums, domains, composites) a run's column type names, as the graph names them. */
-  const typesOf = (type: string): string[] => {
-    const base = type.replace(/(\[\d*\])+$/, '').replace(/\(.*\)$/, '').trim();
-    const parts = splitQualified(base);
-    if (!parts) return [];
-    // format_type names a type's schema when the type is not visible on the CI database's search_path.
-    for (const schema of base.includes('.') ? [parts[0]] : path) {
-      const hit = Object.entries(graph?.types ?? {}).find(([, t]) => t.schema === schema && t.name === parts[1]);
-      if (hit) return [hit[0]];
-    }
-    return [];
+  return {
+    snapshot,
+    run,
+    out,
+    graph,
+    graphKey: new Map(Object.entries(graph?.relations ?? {}).map(([k, r]) => [key(r.schema, r.name), k])),
+    path: searchPathSchemas(snapshot.searchPath),
+    changes: [],
+    runNotes: [],
+    tableNotes: {},
+    droppedIndexes: [],
+    created: new Set(),
+    prodTables: new Map(snapshot.relations.filter((r) => TABLE_KINDS.has(r.kind)).map((r) => [key(r.schema, r.name), r])),
+    prodViews: new Set(snapshot.ddl.filter((d) => d.kind === 'view').map((d) => splitQualified(d.name)).filter((n) => n !== undefined).map((n) => key(n[0], n[1]))),
+    prodColumns: new Map(snapshot.columns.map((c) => [key(key(c.schema, c.table), c.name), c])),
+    prodColumnsByTable: groupBy(snapshot.columns, (c) => key(c.schema, c.table)),
+    prodIndexes: new Map(snapshot.indexes.map((i) => [key(i.schema, i.name), i])),
+    runTables: new Map(run.tables.map(([schema, name, kind, parent]) => [key(schema, name), { schema, name, kind, parent }])),
+    runColumns: groupBy(run.columns, (c) => key(c[0], c[1])),
+    runSchemas: new Set(run.tables.map(([schema]) => schema)),
+    baseTables: baseline ? new Set(baseline.tables.map(([s, n]) => key(s, n))) : null,
+    baseColumns: baseline ? new Set(baseline.columns.map(([s, t, c]) => key(key(s, t), c))) : null,
+    baseIndexes: baseline ? new Set(baseline.indexes.map(([s, , n]) => key(s, n))) : null,
   };
-  /** A relation's graph entry, copied before it changes: the input snapshot stays as it was. */
-  const graphEntry = (tableKey: string): GraphRelation | undefined => {
-    const k = graphKey.get(tableKey);
-    if (!graph || k === undefined || !graph.relations[k]) return undefined;
-    graph.relations[k] = { ...graph.relations[k]! };
-    return graph.relations[k];
-  };
-  const changes: string[] = [];
-  const runNotes: string[] = [];
-  const tableNotes: Record<string, string[]> = {};
-  const droppedIndexes: string[] = [];
-  const note = (table: string, text: string) => (tableNotes[table] ??= []).push(text);
+}
 
-  const prodTables = new Map(snapshot.relations.filter((r) => TABLE_KINDS.has(r.kind)).map((r) => [key(r.schema, r.name), r]));
-  const prodViews = new Set(snapshot.ddl.filter((d) => d.kind === 'view').map((d) => splitQualified(d.name)).filter((n) => n !== undefined).map((n) => key(n[0], n[1])));
-  const prodColumns = new Map(snapshot.columns.map((c) => [key(key(c.schema, c.table), c.name), c]));
-  const prodColumnsByTable = groupBy(snapshot.columns, (c) => key(c.schema, c.table));
-  const prodIndexes = new Map(snapshot.indexes.map((i) => [key(i.schema, i.name), i]));
+const note = (a: Applying, table: string, text: string) => (a.tableNotes[table] ??= []).push(text);
 
-  const runTables = new Map(run.tables.map(([schema, name, kind, parent]) => [key(schema, name), { schema, name, kind, parent }]));
-  const runColumns = groupBy(run.columns, (c) => key(c[0], c[1]));
-  const runSchemas = new Set(run.tables.map(([schema]) => schema));
-  const baseTables = baseline ? new Set(baseline.tables.map(([s, n]) => key(s, n))) : null;
-  const baseColumns = baseline ? new Set(baseline.columns.map(([s, t, c]) => key(key(s, t), c))) : null;
-  const baseIndexes = baseline ? new Set(baseline.indexes.map(([s, , n]) => key(s, n))) : null;
+/**
+ * A snapshot cut to some queries (scope.ts) holds only their relations: a run's table it lacks
+ * is new only when production has none of that name where the queries look for it (scope).
+ * Differences on relations the queries do not need are neither applied nor noted: the plans
+ * of these queries cannot depend on them.
+ */
+function absent(a: Applying, schema: string, name: string): boolean {
+  const scope = a.snapshot.scope;
+  return !scope || scope.relations[nameKey({ schema, name })] === null || (scope.relations[nameKey({ name })] === null && a.path.includes(schema));
+}
 
-  // New tables: plain tables with the run's columns and PostgreSQL's defaults for a table never analyzed.
-  const created = new Set<string>();
-  for (const [name, t] of runTables) {
-    if (prodTables.has(name) || prodViews.has(name)) continue;
-    if (!absent(t.schema, t.name)) continue;
+/** The user types (enums, domains, composites) a run's column type names, as the graph names them. */
+function typesOf(a: Applying, type: string): string[] {
+  const base = type.replace(/(\[\d*\])+$/, '').replace(/\(.*\)$/, '').trim();
+  const parts = splitQualified(base);
+  if (!parts) return [];
+  // format_type names a type's schema when the type is not visible on the CI database's search_path.
+  for (const schema of base.includes('.') ? [parts[0]] : a.path) {
+    const hit = Object.entries(a.graph?.types ?? {}).find(([, t]) => t.schema === schema && t.name === parts[1]);
+    if (hit) return [hit[0]];
+  }
+  return [];
+}
+
+/** A relation's graph entry, copied before it changes: the input snapshot stays as it was. */
+function graphEntry(a: Applying, tableKey: string): GraphRelation | undefined {
+  const k = a.graphKey.get(tableKey);
+  if (!a.graph || k === undefined || !a.graph.relations[k]) return undefined;
+  a.graph.relations[k] = { ...a.graph.relations[k]! };
+  return a.graph.relations[k];
+}
+
+/** New tables: plain tables with the run's columns and PostgreSQL's defaults for a table never analyzed. */
+function createNewTables(a: Applying): void {
+  const { out, graph, runNotes } = a;
+  for (const [name, t] of a.runTables) {
+    if (a.prodTables.has(name) || a.prodViews.has(name)) continue;
+    if (!absent(a, t.schema, t.name)) continue;
     if (t.kind === 'v') {
       runNotes.push(`view ${name} is new in this run: not created (the run's schema carries no view definitions)`);
       continue;
     }
-    if (t.parent && prodTables.has(t.parent)) {
+    if (t.parent && a.prodTables.has(t.parent)) {
       runNotes.push(`${name} is a new partition of ${t.parent}: not attached (partition bounds are not in the run's schema)`);
       continue;
     }
-    const columns = runColumns.get(name) ?? [];
+    const columns = a.runColumns.get(name) ?? [];
     const bad = columns.find(([, , , type]) => !isPlainType(type));
     if (bad) {
       runNotes.push(`table ${name} is new in this run: not created (column ${bad[2]} has a type the shadow does not accept: ${bad[3].slice(0, 100)})`);
@@ -128,32 +187,35 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
     }
     out.ddl.push({ kind: 'table', name: qualified(t.schema, t.name), sql });
     if (graph) {
-      const types = [...new Set(columns.flatMap(([, , , type]) => typesOf(type)))];
+      const types = [...new Set(columns.flatMap(([, , , type]) => typesOf(a, type)))];
       graph.relations[qualified(t.schema, t.name)] = { schema: t.schema, name: t.name, kind: 'r', ...(types.length && { types }) };
-      graphKey.set(name, qualified(t.schema, t.name));
+      a.graphKey.set(name, qualified(t.schema, t.name));
     }
     // reltuples -1: never analyzed; the planner then assumes 10 pages of rows as wide as the columns.
     out.relations.push({ schema: t.schema, name: t.name, kind: 'r', relpages: 0, reltuples: -1, relallvisible: 0, blocks: 0 });
     for (const [, , c, type, notNull] of columns) out.columns.push(sourceColumn(t.schema, t.name, c, type, notNull));
-    created.add(name);
-    changes.push(`create table ${sql}`);
-    note(name, `${name} is new in this run: no production statistics${t.kind === 'p' ? ' (planned as one table, without partitions)' : ''}`);
+    a.created.add(name);
+    a.changes.push(`create table ${sql}`);
+    note(a, name, `${name} is new in this run: no production statistics${t.kind === 'p' ? ' (planned as one table, without partitions)' : ''}`);
   }
+}
 
-  // Columns of tables production has.
-  for (const [name, t] of runTables) {
-    const prod = prodTables.get(name);
+/** Columns of tables production has: new ones added, changed or dropped ones reported. */
+function addNewColumns(a: Applying): void {
+  const { out, runNotes, graphKey } = a;
+  for (const [name, t] of a.runTables) {
+    const prod = a.prodTables.get(name);
     if (!prod || t.kind === 'v') continue;
-    const columns = runColumns.get(name) ?? [];
-    const parentColumns = new Set((t.parent ? (runColumns.get(t.parent) ?? []) : []).map(([, , c]) => c));
+    const columns = a.runColumns.get(name) ?? [];
+    const parentColumns = new Set((t.parent ? (a.runColumns.get(t.parent) ?? []) : []).map(([, , c]) => c));
     for (const [schema, table, c, type, notNull] of columns) {
-      const existing = prodColumns.get(key(name, c));
+      const existing = a.prodColumns.get(key(name, c));
       if (existing) {
         if (normalizeType(existing.type) !== normalizeType(type)) runNotes.push(`column ${name}.${c} is ${type} in this run, ${existing.type} in production: not changed`);
         continue;
       }
       // A partition's column comes from its parent's ADD COLUMN; PostgreSQL refuses one on the partition.
-      if (parentColumns.has(c) && prodTables.has(t.parent!)) continue;
+      if (parentColumns.has(c) && a.prodTables.has(t.parent!)) continue;
       // Added without NOT NULL: the shadow stores endpoint rows in production's tables, and a NOT
       // NULL column without statistics to take a value from would cost the table those rows.
       const sql = `ALTER TABLE ${qualified(schema, table)} ADD COLUMN ${escapeIdentifier(c)} ${type}`;
@@ -161,36 +223,40 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
         runNotes.push(`column ${name}.${c} is new in this run: not added (type the shadow does not accept: ${type.slice(0, 100)})`);
         continue;
       }
-      const entry = graphEntry(name);
+      const entry = graphEntry(a, name);
       out.ddl.push({ kind: 'column', name: `${qualified(schema, table)}.${escapeIdentifier(c)}`, sql, ...(graphKey.has(name) && { of: graphKey.get(name) }) });
-      if (entry) for (const k of typesOf(type)) if (!(entry.types ?? []).includes(k)) entry.types = [...(entry.types ?? []), k];
+      if (entry) for (const k of typesOf(a, type)) if (!(entry.types ?? []).includes(k)) entry.types = [...(entry.types ?? []), k];
       out.columns.push(sourceColumn(schema, table, c, type, notNull));
-      changes.push(`add column ${sql}`);
-      note(name, `${name}.${c} is new in this run: no production statistics`);
+      a.changes.push(`add column ${sql}`);
+      note(a, name, `${name}.${c} is new in this run: no production statistics`);
     }
     const runNames = new Set(columns.map(([, , c]) => c));
-    for (const pc of prodColumnsByTable.get(name) ?? []) {
+    for (const pc of a.prodColumnsByTable.get(name) ?? []) {
       if (runNames.has(pc.name)) continue;
-      if (baseColumns && !baseColumns.has(key(name, pc.name))) continue;
+      if (a.baseColumns && !a.baseColumns.has(key(name, pc.name))) continue;
       runNotes.push(`column ${name}.${pc.name} is dropped in this run: not applied (queries are planned with it)`);
     }
   }
+}
 
-  // Production tables the run's schema lacks: reported, never removed (queries still name them).
-  for (const name of prodTables.keys()) {
-    if (runTables.has(name)) continue;
-    const schema = prodTables.get(name)!.schema;
-    if (baseTables ? !baseTables.has(name) : !runSchemas.has(schema)) continue;
-    runNotes.push(`table ${name} is dropped in this run: not applied (queries are planned with it)`);
+/** Production tables the run's schema lacks: reported, never removed (queries still name them). */
+function noteDroppedTables(a: Applying): void {
+  for (const name of a.prodTables.keys()) {
+    if (a.runTables.has(name)) continue;
+    const schema = a.prodTables.get(name)!.schema;
+    if (a.baseTables ? !a.baseTables.has(name) : !a.runSchemas.has(schema)) continue;
+    a.runNotes.push(`table ${name} is dropped in this run: not applied (queries are planned with it)`);
   }
+}
 
-  // New indexes.
-  const newIndexes = run.indexes.filter(([s, , n]) => !prodIndexes.has(key(s, n)));
+function createNewIndexes(a: Applying): void {
+  const { out, runNotes, prodTables, created, graphKey } = a;
+  const newIndexes = a.run.indexes.filter(([s, , n]) => !a.prodIndexes.has(key(s, n)));
   const newPartitioned = newIndexes.filter(([, , , def]) => / ON ONLY /.test(def));
   for (const [schema, table, name, definition] of newIndexes) {
     const tableKey = key(schema, table);
     const indexKey = key(schema, name);
-    const part = partOf(runTables.get(tableKey)?.parent ?? null, definition, newPartitioned);
+    const part = partOf(a.runTables.get(tableKey)?.parent ?? null, definition, newPartitioned);
     if (part && (prodTables.has(part.table) || created.has(part.table))) {
       // Built by its parent's CREATE INDEX; named as the run names it (shadow.ts renames the parts).
       const parsed = parseIndex(definition, schema, table, name);
@@ -199,7 +265,7 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
     }
     if (!prodTables.has(tableKey) && !created.has(tableKey)) {
       // On a relation production has beyond the queries' part of the snapshot: nothing to say about it.
-      if (!absent(schema, table)) continue;
+      if (!absent(a, schema, table)) continue;
       runNotes.push(`index ${indexKey} is new in this run: not created (its table ${tableKey} is neither in production nor created here)`);
       continue;
     }
@@ -213,36 +279,38 @@ export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baselin
     out.indexes.push(parsed);
     // An index on production's rows is sized like a candidate; on a new table it stays as built.
     if (prodTables.has(tableKey)) out.runIndexes!.push({ schema, name });
-    changes.push(`create index ${sql}`);
-    note(tableKey, `index ${indexKey} is new in this run${prodTables.has(tableKey) ? ': sized from production statistics' : ''}`);
+    a.changes.push(`create index ${sql}`);
+    note(a, tableKey, `index ${indexKey} is new in this run${prodTables.has(tableKey) ? ': sized from production statistics' : ''}`);
   }
+}
 
-  // Indexes under the same name with another definition.
-  for (const [schema, , name, definition] of run.indexes) {
-    const prod = prodIndexes.get(key(schema, name));
+/** Indexes under the same name with another definition: reported, left as production has them. */
+function noteRedefinedIndexes(a: Applying): void {
+  for (const [schema, , name, definition] of a.run.indexes) {
+    const prod = a.prodIndexes.get(key(schema, name));
     if (prod && normalizeDefinition(prod.definition) !== normalizeDefinition(definition)) {
-      runNotes.push(`index ${key(schema, name)} is defined differently in this run: not changed (production: ${prod.definition.slice(0, 200)}; run: ${definition.slice(0, 200)})`);
+      a.runNotes.push(`index ${key(schema, name)} is defined differently in this run: not changed (production: ${prod.definition.slice(0, 200)}; run: ${definition.slice(0, 200)})`);
     }
   }
+}
 
-  // Dropped indexes: in production, not in the run's schema, and in the baseline's (so an index
-  // created by hand in production, never in migrations, is not lost by every run). Without a
-  // baseline: those on tables the run's schema has.
-  const runIndexKeys = new Set(run.indexes.map(([s, , n]) => key(s, n)));
-  for (const idx of snapshot.indexes) {
+/**
+ * Dropped indexes: in production, not in the run's schema, and in the baseline's (so an index
+ * created by hand in production, never in migrations, is not lost by every run). Without a
+ * baseline: those on tables the run's schema has.
+ */
+function dropRemovedIndexes(a: Applying): void {
+  const runIndexKeys = new Set(a.run.indexes.map(([s, , n]) => key(s, n)));
+  for (const idx of a.snapshot.indexes) {
     if (idx.parent) continue; // a part goes with its partitioned index
     const indexKey = key(idx.schema, idx.name);
     if (runIndexKeys.has(indexKey)) continue;
-    if (baseIndexes ? !baseIndexes.has(indexKey) : !runTables.has(key(idx.schema, idx.table))) continue;
-    const removed = dropIndex(out, idx);
-    droppedIndexes.push(indexKey);
-    changes.push(`drop index ${indexKey}${removed.length ? ` (${removed.join(', ')})` : ''}`);
-    note(key(idx.schema, idx.table), `index ${indexKey} is dropped in this run`);
+    if (a.baseIndexes ? !a.baseIndexes.has(indexKey) : !a.runTables.has(key(idx.schema, idx.table))) continue;
+    const removed = dropIndex(a.out, idx);
+    a.droppedIndexes.push(indexKey);
+    a.changes.push(`drop index ${indexKey}${removed.length ? ` (${removed.join(', ')})` : ''}`);
+    note(a, key(idx.schema, idx.table), `index ${indexKey} is dropped in this run`);
   }
-
-  const digest = changes.length ? createHash('sha256').update([...changes].sort().join('\n')).digest('hex') : '';
-  if (!digest) return { snapshot, digest, tableNotes, runNotes, droppedIndexes };
-  return { snapshot: out, digest, tableNotes, runNotes, droppedIndexes: droppedIndexes.sort() };
 }
 
 /**
