@@ -86,72 +86,113 @@ export interface Made {
   marker: DemoMarker;
 }
 
+/** What every step of one demo shares: the services, the step runner and the marker it keeps current. */
+interface Making {
+  services: Services;
+  runner: StepRunner;
+  marker: DemoMarker;
+}
+
+/** Writes the marker as it is now, so a crash leaves what was made findable. */
+const saveMarker = (m: Making) => writeMarker(m.services.config.dataDir, m.marker);
+
 /**
  * Makes the demo. `onPostgres` hands the started server to the caller at once, so it can be
  * stopped if a later step fails. The marker is written before anything is made (state creating),
  * so what a crash leaves is found and cleaned up, and again as each id becomes known.
  */
 export async function makeDemo(services: Services, runner: StepRunner, onPostgres: (postgres: DemoPostgres) => void): Promise<Made> {
-  const { db } = services.store;
-  const { dataDir } = services.config;
   const superPassword = randomBytes(18).toString('hex');
   const readerPassword = randomBytes(18).toString('hex');
-  const marker: DemoMarker = {
-    version: 1,
-    state: 'creating',
-    port: await freePort(),
-    readerPasswordSealed: services.secrets.encrypt(readerPassword),
-    environmentId: null,
-    baselineRunId: null,
-    pullRequestRunId: null,
-    startedAt: new Date().toISOString(),
-    durationMs: null,
-    steps: runner.steps,
+  const m: Making = {
+    services,
+    runner,
+    marker: {
+      version: 1,
+      state: 'creating',
+      port: await freePort(),
+      readerPasswordSealed: services.secrets.encrypt(readerPassword),
+      environmentId: null,
+      baselineRunId: null,
+      pullRequestRunId: null,
+      startedAt: new Date().toISOString(),
+      durationMs: null,
+      steps: runner.steps,
+    },
   };
-  writeMarker(dataDir, marker);
+  saveMarker(m);
   const started = Date.now();
 
-  const postgres = await runner.run('database', async () => {
-    const server = await startDemoPostgres(dataDir, marker.port, superPassword);
+  const postgres = await fillDatabase(m, superPassword, readerPassword, onPostgres);
+  const connectionString = readerConnectionString(postgres.port, readerPassword);
+  const environmentId = await makeEnvironment(m, connectionString);
+  await collectQueries(m, environmentId);
+  await ingestCiRuns(m, connectionString);
+  await analyze(m, environmentId);
+  await awaitVerdict(m);
+
+  m.marker.state = 'ready';
+  m.marker.durationMs = Date.now() - started;
+  saveMarker(m);
+  return { postgres, marker: m.marker };
+}
+
+/** The demo's own PostgreSQL, its Pagila data and a workload that fills pg_stat_statements. */
+async function fillDatabase(m: Making, superPassword: string, readerPassword: string, onPostgres: (postgres: DemoPostgres) => void): Promise<DemoPostgres> {
+  const { dataDir } = m.services.config;
+  const postgres = await m.runner.run('database', async () => {
+    const server = await startDemoPostgres(dataDir, m.marker.port, superPassword);
     onPostgres(server);
     return { value: server, detail: `127.0.0.1:${server.port}, pg_stat_statements preloaded, data in ${dataDir}/demo-postgres` };
   });
-  await runner.run('data', async (progress) => {
+  await m.runner.run('data', async (progress) => {
     progress('generating customers, films, rentals and payments…');
     const { rows, tables } = await loadPagila(postgres.port, superPassword, readerPassword);
     return { value: undefined, detail: `${rows.toLocaleString('en-US')} rows in ${tables} tables` };
   });
-  await runner.run('workload', async () => {
+  await m.runner.run('workload', async () => {
     const statements = await runWorkload(postgres.port, superPassword);
     return { value: undefined, detail: `${statements.toLocaleString('en-US')} statements of ${APP_QUERIES.length} kinds, reads and writes` };
   });
+  return postgres;
+}
 
-  const connectionString = readerConnectionString(postgres.port, readerPassword);
-  const environmentId = await runner.run('environment', async () => {
+/** The environment with its production connection and repository, made whole or not at all. */
+function makeEnvironment(m: Making, connectionString: string): Promise<string> {
+  const { db } = m.services.store;
+  return m.runner.run('environment', async () => {
     await deleteDemoRuns(db, null);
     const { id } = await createEnvironment(db, DEMO_ENVIRONMENT);
     try {
-      await addConnection(db, services.secrets, { id, label: DEMO_CONNECTION_LABEL, role: 'production', connectionString });
+      await addConnection(db, m.services.secrets, { id, label: DEMO_CONNECTION_LABEL, role: 'production', connectionString });
       await linkRepo(db, id, DEMO_REPO);
     } catch (error) {
       await deleteEnvironment(db, id).catch(() => undefined);
       throw error;
     }
-    marker.environmentId = id;
-    writeMarker(dataDir, marker);
+    m.marker.environmentId = id;
+    saveMarker(m);
     return { value: id, detail: `production connection as ${READER_ROLE} (read only), repository ${DEMO_REPO}` };
   });
+}
 
-  await runner.run('production', async () => {
-    const synced = await syncProduction(db, services.secrets, environmentId);
+/** The catalog's queries from production and one added by hand. */
+async function collectQueries(m: Making, environmentId: string): Promise<void> {
+  const { db } = m.services.store;
+  await m.runner.run('production', async () => {
+    const synced = await syncProduction(db, m.services.secrets, environmentId);
     return { value: undefined, detail: `${synced.queryCount} queries from production's pg_stat_statements` };
   });
-  await runner.run('manual', async () => {
+  await m.runner.run('manual', async () => {
     await addManualQuery(db, environmentId, MANUAL_QUERY);
     return { value: undefined, detail: 'the yearly "inactive customers" report' };
   });
+}
 
-  await runner.run('ci', async () => {
+/** A run on main and a pull request's run, ingested as the CI endpoint ingests them. */
+function ingestCiRuns(m: Making, connectionString: string): Promise<void> {
+  const { services } = m;
+  return m.runner.run('ci', async () => {
     // the CI database's schema, as `querytrail ci-report --db` reads it; the pull request's migration drops one index
     const schema = await readRunSchema(connectionString);
     const tested = APP_QUERIES.filter((q) => q.tested).map((q) => ({ query: q.sql, calls: 3 }));
@@ -172,17 +213,21 @@ export async function makeDemo(services: Services, runner: StepRunner, onPostgre
         schema: withoutIndex(schema, DROPPED_INDEX),
       }),
     );
-    marker.baselineRunId = baseline.id;
-    marker.pullRequestRunId = pullRequest.id;
-    writeMarker(dataDir, marker);
+    m.marker.baselineRunId = baseline.id;
+    m.marker.pullRequestRunId = pullRequest.id;
+    saveMarker(m);
     return {
       value: undefined,
       detail: `run 1001 on main (${baseline.queryCount} queries); run 1002 of pull request #${PULL_REQUEST} (${pullRequest.queryCount} queries, 1 new, drops ${DROPPED_INDEX})`,
     };
   });
+}
 
-  await runner.run('analysis', async (progress) => {
-    const { status } = await startAnalysis(services, environmentId);
+/** Analyze, with its progress shown on the step while it runs. */
+function analyze(m: Making, environmentId: string): Promise<void> {
+  const { db } = m.services.store;
+  return m.runner.run('analysis', async (progress) => {
+    const { status } = await startAnalysis(m.services, environmentId);
     const job = waitForAnalysis(status.id);
     const timer = setInterval(() => {
       latestAnalysis(db, environmentId)
@@ -198,19 +243,18 @@ export async function makeDemo(services: Services, runner: StepRunner, onPostgre
     if (done.status !== 'done') throw new Error(`The analysis did not finish: ${done.error ?? done.status}`);
     return { value: undefined, detail: `${done.total} queries planned, ${done.indexes.length} indexes recommended` };
   });
+}
 
-  await runner.run('verdict', async (progress) => {
+/** Both runs' verdicts settled; the pull request's is what the step reports. */
+function awaitVerdict(m: Making): Promise<void> {
+  const { db } = m.services.store;
+  return m.runner.run('verdict', async (progress) => {
     progress('planning the runs against production…');
-    await settledVerdict(db, marker.baselineRunId!);
-    const verdict = await settledVerdict(db, marker.pullRequestRunId!);
+    await settledVerdict(db, m.marker.baselineRunId!);
+    const verdict = await settledVerdict(db, m.marker.pullRequestRunId!);
     const failing = verdict.findings.filter((f) => f.severity === 'fail' && !f.acknowledged).length;
     const createIndex = verdict.findings.flatMap((f) => (f.kind === 'new_query_needs_index' ? f.recommendations.map((r) => r.createIndex) : []))[0];
     const summary = `${verdict.status === 'fail' ? 'Failed' : verdict.status}: ${failing} failing finding${failing === 1 ? '' : 's'}`;
     return { value: undefined, detail: createIndex ? `${summary}; ${createIndex}` : summary };
   });
-
-  marker.state = 'ready';
-  marker.durationMs = Date.now() - started;
-  writeMarker(dataDir, marker);
-  return { postgres, marker };
 }
