@@ -60,6 +60,70 @@ function syncErrorHint(error: unknown): string | undefined {
   }
 }
 
+function AnalyzerCard({ url }: { url: string }) {
+  const health = useAnalyzerHealth(url);
+  return (
+    <section className="card" aria-labelledby="analyzer-heading">
+      <div className="card-row">
+        <h2 id="analyzer-heading" className="card-title">
+          Analyzer
+        </h2>
+        <AnalyzerStatus health={health} url={normalizeAnalyzerUrl(url)} />
+      </div>
+      {health === 'not-live' ? <StartInstructions /> : null}
+    </section>
+  );
+}
+
+function SyncFailed({ error }: { error: Error }) {
+  const hint = syncErrorHint(error);
+  return (
+    <div className="callout callout-danger" role="alert">
+      <p className="callout-title">Sync failed</p>
+      <p>{error.message}</p>
+      {hint ? <p>{hint}</p> : null}
+    </div>
+  );
+}
+
+interface AdvancedSettingsProps {
+  urlDraft: string;
+  onUrlChange: (value: string) => void;
+  urlError: string | undefined;
+  include: string;
+  setInclude: (value: string) => void;
+  includeError: string | undefined;
+  exclude: string;
+  setExclude: (value: string) => void;
+  excludeError: string | undefined;
+}
+
+/** The analyzer's endpoint and the schemas to read, folded away: the defaults fit most databases. */
+function AdvancedSettings({ urlDraft, onUrlChange, urlError, include, setInclude, includeError, exclude, setExclude, excludeError }: AdvancedSettingsProps) {
+  return (
+    <details className="advanced">
+      <summary>Advanced settings</summary>
+      <TextField
+        label="Analyzer endpoint"
+        value={urlDraft}
+        onChange={onUrlChange}
+        error={urlError}
+        hint={`Default ${DEFAULT_ANALYZER_URL}. Remembered in this browser.`}
+        autoComplete="off"
+        spellCheck={false}
+        inputMode="url"
+      />
+      {normalizeAnalyzerUrl(urlDraft) !== DEFAULT_ANALYZER_URL ? (
+        <button type="button" className="button button-small" onClick={() => onUrlChange(DEFAULT_ANALYZER_URL)}>
+          Reset to default
+        </button>
+      ) : null}
+      <TextField label="Include schemas" value={include} onChange={setInclude} error={includeError} placeholder="all schemas" hint={PATTERN_HINT} autoComplete="off" spellCheck={false} />
+      <TextField label="Exclude schemas" value={exclude} onChange={setExclude} error={excludeError} placeholder="none" autoComplete="off" spellCheck={false} />
+    </details>
+  );
+}
+
 export function OnboardingPage() {
   const navigate = useNavigate();
   const { sync, setSync } = useSync();
@@ -69,7 +133,6 @@ export function OnboardingPage() {
   const [touched, setTouched] = useState(false);
   const [include, setInclude] = useState('');
   const [exclude, setExclude] = useState('');
-  const health = useAnalyzerHealth(storedUrl);
 
   const urlError = validateAnalyzerUrl(urlDraft);
   const connectionError = validate(connectionStringSchema, connectionString);
@@ -96,8 +159,6 @@ export function OnboardingPage() {
     syncMutation.mutate(connectionString.trim());
   };
 
-  const hint = syncErrorHint(syncMutation.error);
-
   return (
     <div className="page page-narrow">
       <header className="page-header">
@@ -110,15 +171,7 @@ export function OnboardingPage() {
         </div>
       </header>
 
-      <section className="card" aria-labelledby="analyzer-heading">
-        <div className="card-row">
-          <h2 id="analyzer-heading" className="card-title">
-            Analyzer
-          </h2>
-          <AnalyzerStatus health={health} url={normalizeAnalyzerUrl(storedUrl)} />
-        </div>
-        {health === 'not-live' ? <StartInstructions /> : null}
-      </section>
+      <AnalyzerCard url={storedUrl} />
 
       <form className="card form" onSubmit={onSubmit} noValidate aria-labelledby="sync-heading">
         <h2 id="sync-heading" className="card-title">
@@ -136,33 +189,18 @@ export function OnboardingPage() {
           hint="Read-only access to the schema and statistics views is enough. The connection string goes to the analyzer only."
           required
         />
-        <details className="advanced">
-          <summary>Advanced settings</summary>
-          <TextField
-            label="Analyzer endpoint"
-            value={urlDraft}
-            onChange={onUrlChange}
-            error={urlError}
-            hint={`Default ${DEFAULT_ANALYZER_URL}. Remembered in this browser.`}
-            autoComplete="off"
-            spellCheck={false}
-            inputMode="url"
-          />
-          {normalizeAnalyzerUrl(urlDraft) !== DEFAULT_ANALYZER_URL ? (
-            <button type="button" className="button button-small" onClick={() => onUrlChange(DEFAULT_ANALYZER_URL)}>
-              Reset to default
-            </button>
-          ) : null}
-          <TextField label="Include schemas" value={include} onChange={setInclude} error={includeError} placeholder="all schemas" hint={PATTERN_HINT} autoComplete="off" spellCheck={false} />
-          <TextField label="Exclude schemas" value={exclude} onChange={setExclude} error={excludeError} placeholder="none" autoComplete="off" spellCheck={false} />
-        </details>
-        {syncMutation.isError ? (
-          <div className="callout callout-danger" role="alert">
-            <p className="callout-title">Sync failed</p>
-            <p>{(syncMutation.error as Error).message}</p>
-            {hint ? <p>{hint}</p> : null}
-          </div>
-        ) : null}
+        <AdvancedSettings
+          urlDraft={urlDraft}
+          onUrlChange={onUrlChange}
+          urlError={urlError}
+          include={include}
+          setInclude={setInclude}
+          includeError={includeError}
+          exclude={exclude}
+          setExclude={setExclude}
+          excludeError={excludeError}
+        />
+        {syncMutation.isError ? <SyncFailed error={syncMutation.error} /> : null}
         <div className="form-actions">
           <button type="submit" className="button button-primary" disabled={syncMutation.isPending}>
             {syncMutation.isPending ? 'Syncing…' : 'Sync'}

@@ -58,6 +58,121 @@ const valuesOf = (policy: Policy): FormValues => ({
   ignoredCallSites: policy.ignoredCallSites.join('\n'),
 });
 
+type FormErrors = Record<Exclude<keyof FormValues, 'conditions'>, string | undefined>;
+
+/** Each field checked by the schema the server applies to it. */
+function errorsOf(values: FormValues): FormErrors {
+  const shape = policyPatchSchema.shape;
+  return {
+    comparisonBranch: validate(branchNameSchema, values.comparisonBranch),
+    costRegressionPct: validate(shape.costRegressionPct, numberOf(values.costRegressionPct)),
+    minCost: validate(shape.minCost, numberOf(values.minCost)),
+    minSavedPct: validate(shape.minSavedPct, numberOf(values.minSavedPct)),
+    callRatio: validate(shape.callRatio, numberOf(values.callRatio)),
+    minCalls: validate(shape.minCalls, numberOf(values.minCalls)),
+    ignoredHashes: validate(ignoredHashesSchema, hashesOf(values.ignoredHashes)),
+    ignoredCallSites: validate(ignoredCallSitesSchema, patternsOf(values.ignoredCallSites)),
+  };
+}
+
+/** The form's text as the policy it sets. */
+const patchOf = (values: FormValues) => ({
+  comparisonBranch: values.comparisonBranch.trim(),
+  costRegressionPct: numberOf(values.costRegressionPct),
+  minCost: numberOf(values.minCost),
+  minSavedPct: numberOf(values.minSavedPct),
+  callRatio: numberOf(values.callRatio),
+  minCalls: numberOf(values.minCalls),
+  conditions: values.conditions,
+  ignoredHashes: hashesOf(values.ignoredHashes),
+  ignoredCallSites: patternsOf(values.ignoredCallSites),
+});
+
+const numeric = { type: 'number', inputMode: 'decimal', step: 'any', min: 0 } as const;
+
+interface ThresholdFieldsProps {
+  values: FormValues;
+  errors: FormErrors;
+  set: (name: keyof FormValues) => (value: string) => void;
+  field: ReturnType<typeof useMutationForm>['field'];
+}
+
+/** The comparison branch and the numbers each finding is measured against. */
+function ThresholdFields({ values, errors, set, field }: ThresholdFieldsProps) {
+  return (
+    <div className="form-grid policy-grid">
+      <TextField
+        label="Comparison branch"
+        {...field('comparisonBranch', values.comparisonBranch, set('comparisonBranch'), errors.comparisonBranch)}
+        hint="A run is compared with the latest earlier run of this branch."
+        autoComplete="off"
+        spellCheck={false}
+      />
+      <TextField
+        label="Cost regression (%)"
+        {...field('costRegressionPct', values.costRegressionPct, set('costRegressionPct'), errors.costRegressionPct)}
+        hint="A cost above the baseline's by more than this regresses."
+        {...numeric}
+      />
+      <TextField
+        label="Minimum cost"
+        {...field('minCost', values.minCost, set('minCost'), errors.minCost)}
+        hint="Cheaper queries never count as a regression."
+        {...numeric}
+      />
+      <TextField
+        label="Minimum saved (%)"
+        {...field('minSavedPct', values.minSavedPct, set('minSavedPct'), errors.minSavedPct)}
+        hint="A new query needs an index when one saves at least this."
+        {...numeric}
+        max={100}
+      />
+      <TextField
+        label="Call ratio"
+        {...field('callRatio', values.callRatio, set('callRatio'), errors.callRatio)}
+        hint="A query called at least this many times as often as in the baseline is flagged (N+1)."
+        {...numeric}
+        min={1}
+      />
+      <TextField
+        label="Minimum calls"
+        {...field('minCalls', values.minCalls, set('minCalls'), errors.minCalls)}
+        hint="Fewer calls than this in the run never count."
+        {...numeric}
+        step={1}
+      />
+    </div>
+  );
+}
+
+interface ConditionFieldsProps {
+  conditions: Record<FindingKind, ConditionMode>;
+  onChange: (kind: FindingKind) => (value: string) => void;
+  error: string | undefined;
+}
+
+/** Whether each kind of finding fails the run, warns, or is off. */
+function ConditionFields({ conditions, onChange, error }: ConditionFieldsProps) {
+  return (
+    <fieldset className="policy-conditions">
+      <legend>What each finding does</legend>
+      <div className="form-grid policy-grid">
+        {FINDING_KINDS.map((kind) => (
+          <SelectField
+            key={kind}
+            label={KIND_LABELS[kind].label}
+            value={conditions[kind]}
+            onChange={onChange(kind)}
+            options={MODE_OPTIONS}
+            title={KIND_LABELS[kind].explain}
+          />
+        ))}
+      </div>
+      <FormError>{error}</FormError>
+    </fieldset>
+  );
+}
+
 /** `readOnly`: the caller may read the policy but not change it (not an owner): the same form, disabled. */
 function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy; readOnly: boolean }) {
   const utils = trpc.useUtils();
@@ -84,94 +199,13 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
     update.reset();
   };
 
-  const shape = policyPatchSchema.shape;
-  const errors = {
-    comparisonBranch: validate(branchNameSchema, values.comparisonBranch),
-    costRegressionPct: validate(shape.costRegressionPct, numberOf(values.costRegressionPct)),
-    minCost: validate(shape.minCost, numberOf(values.minCost)),
-    minSavedPct: validate(shape.minSavedPct, numberOf(values.minSavedPct)),
-    callRatio: validate(shape.callRatio, numberOf(values.callRatio)),
-    minCalls: validate(shape.minCalls, numberOf(values.minCalls)),
-    ignoredHashes: validate(ignoredHashesSchema, hashesOf(values.ignoredHashes)),
-    ignoredCallSites: validate(ignoredCallSitesSchema, patternsOf(values.ignoredCallSites)),
-  };
-  const onSubmit = form.submit(Object.values(errors).every((e) => !e), () =>
-    update.mutate({
-      id: envId,
-      comparisonBranch: values.comparisonBranch.trim(),
-      costRegressionPct: numberOf(values.costRegressionPct),
-      minCost: numberOf(values.minCost),
-      minSavedPct: numberOf(values.minSavedPct),
-      callRatio: numberOf(values.callRatio),
-      minCalls: numberOf(values.minCalls),
-      conditions: values.conditions,
-      ignoredHashes: hashesOf(values.ignoredHashes),
-      ignoredCallSites: patternsOf(values.ignoredCallSites),
-    }),
-  );
-  const numeric = { type: 'number', inputMode: 'decimal', step: 'any', min: 0 } as const;
-
+  const errors = errorsOf(values);
+  const onSubmit = form.submit(Object.values(errors).every((e) => !e), () => update.mutate({ id: envId, ...patchOf(values) }));
   return (
     <form className="form" onSubmit={onSubmit} noValidate aria-label="Policy">
       <fieldset className="plain-fieldset form" disabled={readOnly}>
-        <div className="form-grid policy-grid">
-          <TextField
-            label="Comparison branch"
-            {...form.field('comparisonBranch', values.comparisonBranch, set('comparisonBranch'), errors.comparisonBranch)}
-            hint="A run is compared with the latest earlier run of this branch."
-            autoComplete="off"
-            spellCheck={false}
-          />
-          <TextField
-            label="Cost regression (%)"
-            {...form.field('costRegressionPct', values.costRegressionPct, set('costRegressionPct'), errors.costRegressionPct)}
-            hint="A cost above the baseline's by more than this regresses."
-            {...numeric}
-          />
-          <TextField
-            label="Minimum cost"
-            {...form.field('minCost', values.minCost, set('minCost'), errors.minCost)}
-            hint="Cheaper queries never count as a regression."
-            {...numeric}
-          />
-          <TextField
-            label="Minimum saved (%)"
-            {...form.field('minSavedPct', values.minSavedPct, set('minSavedPct'), errors.minSavedPct)}
-            hint="A new query needs an index when one saves at least this."
-            {...numeric}
-            max={100}
-          />
-          <TextField
-            label="Call ratio"
-            {...form.field('callRatio', values.callRatio, set('callRatio'), errors.callRatio)}
-            hint="A query called at least this many times as often as in the baseline is flagged (N+1)."
-            {...numeric}
-            min={1}
-          />
-          <TextField
-            label="Minimum calls"
-            {...form.field('minCalls', values.minCalls, set('minCalls'), errors.minCalls)}
-            hint="Fewer calls than this in the run never count."
-            {...numeric}
-            step={1}
-          />
-        </div>
-        <fieldset className="policy-conditions">
-          <legend>What each finding does</legend>
-          <div className="form-grid policy-grid">
-            {FINDING_KINDS.map((kind) => (
-              <SelectField
-                key={kind}
-                label={KIND_LABELS[kind].label}
-                value={values.conditions[kind]}
-                onChange={setCondition(kind)}
-                options={MODE_OPTIONS}
-                title={KIND_LABELS[kind].explain}
-              />
-            ))}
-          </div>
-          <FormError>{form.serverError('conditions')}</FormError>
-        </fieldset>
+        <ThresholdFields values={values} errors={errors} set={set} field={form.field} />
+        <ConditionFields conditions={values.conditions} onChange={setCondition} error={form.serverError('conditions')} />
         <TextAreaField
           label="Ignored queries"
           {...form.field('ignoredHashes', values.ignoredHashes, set('ignoredHashes'), errors.ignoredHashes)}
