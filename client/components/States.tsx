@@ -53,3 +53,19 @@ export function LoadFailure({ what, error, onRetry, notFound, children }: { what
     </>
   );
 }
+
+/** What a loading query holds: tRPC's and TanStack Query's results both fit. */
+interface QueryLike<T> {
+  isPending: boolean;
+  isError: boolean;
+  error: unknown;
+  data: T | undefined;
+  refetch: () => unknown;
+}
+
+/** A query's loading and failed states, the same everywhere; `children` renders its data once loaded. */
+export function Loaded<T>({ query, loading, failed, children }: { query: QueryLike<T>; loading: string; failed: string; children: (data: T) => ReactNode }) {
+  if (query.isPending) return <Loading label={loading} />;
+  if (query.isError) return <ErrorState title={failed} error={query.error} onRetry={() => query.refetch()} />;
+  return <>{children(query.data as T)}</>;
+}

@@ -5,6 +5,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import { Card } from '../components/Card';
 import { nameSchema, slugify, slugSchema } from '../../shared/validation';
 import { TextField, FormError, SubmitButton } from '../components/Field';
+import { FieldRow } from '../components/SubForm';
 import { RelativeTime } from '../components/RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../components/States';
 import { useMutationForm } from '../hooks/useMutationForm';
@@ -49,7 +50,7 @@ function CreateEnvironmentForm() {
         Create an environment
       </h2>
       <p className="muted">One environment per application or service: its databases, its CI repositories and their query catalog.</p>
-      <div className="form-grid">
+      <FieldRow>
         <TextField label="Name" {...form.field('name', name, onName, nameError)} placeholder="Checkout service" autoComplete="off" required />
         <TextField
           label="Slug"
@@ -60,7 +61,7 @@ function CreateEnvironmentForm() {
           spellCheck={false}
           required
         />
-      </div>
+      </FieldRow>
       <FormError>{form.formError}</FormError>
       <SubmitButton pending={create.isPending} label="Create environment" pendingLabel="Creating…" />
     </form>

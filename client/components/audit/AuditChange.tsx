@@ -1,5 +1,7 @@
 // What an audit entry changed, compactly: the fields whose value differs between before and after,
 // each as JSON. Settings are objects (a policy, a member's role); anything else shows whole.
+import { TableHead } from '../TableHead';
+
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const json = (value: unknown) => (value === undefined ? '—' : JSON.stringify(value));
@@ -28,13 +30,7 @@ export function AuditChange({ before, after }: { before: unknown; after: unknown
     <details className="audit-change">
       <summary>{rows.length === 1 && rows[0]!.field ? rows[0]!.field : `${rows.length} field${rows.length === 1 ? '' : 's'}`}</summary>
       <table className="audit-diff">
-        <thead>
-          <tr>
-            <th scope="col">Field</th>
-            {onlyAfter ? null : <th scope="col">Before</th>}
-            <th scope="col">{onlyAfter ? 'Value' : 'After'}</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Field', !onlyAfter && 'Before', onlyAfter ? 'Value' : 'After']} />
         <tbody>
           {rows.map((row) => (
             <tr key={row.field}>

@@ -10,9 +10,11 @@ import { useEnvAccess } from '../../hooks/useMe';
 import { trpc, type RouterOutputs } from '../../trpc';
 import { Badge, roleTone } from '../Badge';
 import { Card } from '../Card';
-import { SelectField, TextField, FormError, SubmitButton } from '../Field';
+import { FormError, SelectField, TextField } from '../Field';
+import { FieldRow, SubForm } from '../SubForm';
 import { RelativeTime } from '../RelativeTime';
 import { RoleNote } from '../RoleNote';
+import { DataTable } from '../DataTable';
 import { EmptyState } from '../States';
 
 type Environment = RouterOutputs['env']['get'];
@@ -36,6 +38,16 @@ function useSchemaFilterFields(initial: { include: string; exclude: string }) {
   return { include, setInclude, exclude, setExclude, includeError, excludeError, valid: !includeError && !excludeError };
 }
 
+/** The include and exclude patterns of a connection, side by side. */
+function SchemaFilterFields({ fields, field }: { fields: ReturnType<typeof useSchemaFilterFields>; field: ReturnType<typeof useMutationForm>['field'] }) {
+  return (
+    <FieldRow>
+      <TextField label="Include schemas" {...field('includeSchemas', fields.include, fields.setInclude, fields.includeError)} placeholder="all schemas" hint={PATTERN_HINT} autoComplete="off" spellCheck={false} />
+      <TextField label="Exclude schemas" {...field('excludeSchemas', fields.exclude, fields.setExclude, fields.excludeError)} placeholder="none" autoComplete="off" spellCheck={false} />
+    </FieldRow>
+  );
+}
+
 function SchemaFiltersForm({ envId, connection, onDone }: { envId: string; connection: Connection; onDone: () => void }) {
   const utils = trpc.useUtils();
   const fields = useSchemaFilterFields({ include: connection.includeSchemas.join(', '), exclude: connection.excludeSchemas.join(', ') });
@@ -50,20 +62,19 @@ function SchemaFiltersForm({ envId, connection, onDone }: { envId: string; conne
     update.mutate({ id: envId, connectionId: connection.id, includeSchemas: patternsOf(fields.include), excludeSchemas: patternsOf(fields.exclude) }),
   );
   return (
-    <form className="subform" onSubmit={onSubmit} noValidate aria-label={`Schema filters of ${connection.label}`}>
-      <h3>Schema filters of {connection.label}</h3>
-      <div className="form-grid">
-        <TextField label="Include schemas" {...form.field('includeSchemas', fields.include, fields.setInclude, fields.includeError)} placeholder="all schemas" hint={PATTERN_HINT} autoComplete="off" spellCheck={false} />
-        <TextField label="Exclude schemas" {...form.field('excludeSchemas', fields.exclude, fields.setExclude, fields.excludeError)} placeholder="none" autoComplete="off" spellCheck={false} />
-      </div>
-      <FormError>{form.formError}</FormError>
-      <div className="actions">
-        <SubmitButton pending={update.isPending} label="Save schema filters" pendingLabel="Saving…" />
+    <SubForm
+      title={`Schema filters of ${connection.label}`}
+      onSubmit={onSubmit}
+      error={form.formError}
+      submit={{ pending: update.isPending, label: 'Save schema filters', pendingLabel: 'Saving…' }}
+      actions={
         <button type="button" className="button button-small" onClick={onDone}>
           Cancel
         </button>
-      </div>
-    </form>
+      }
+    >
+      <SchemaFilterFields fields={fields} field={form.field} />
+    </SubForm>
   );
 }
 
@@ -101,9 +112,8 @@ function AddConnectionForm({ envId }: { envId: string }) {
   );
 
   return (
-    <form className="subform" onSubmit={onSubmit} noValidate aria-label="Add a connection">
-      <h3>Add a connection</h3>
-      <div className="form-grid form-grid-3">
+    <SubForm title="Add a connection" onSubmit={onSubmit} error={form.formError} submit={{ pending: add.isPending, label: 'Add connection', pendingLabel: 'Adding…' }}>
+      <FieldRow columns={3}>
         <TextField label="Label" {...form.field('label', label, setLabel, labelError, { untilSubmit: true })} placeholder="Primary" autoComplete="off" />
         <SelectField label="Role" value={role} onChange={(v) => setRole(v as Role)} options={ROLE_OPTIONS} error={form.serverError('role')} />
         <TextField
@@ -114,14 +124,9 @@ function AddConnectionForm({ envId }: { envId: string }) {
           autoComplete="off"
           spellCheck={false}
         />
-      </div>
-      <div className="form-grid">
-        <TextField label="Include schemas" {...form.field('includeSchemas', filters.include, filters.setInclude, filters.includeError)} placeholder="all schemas" hint={PATTERN_HINT} autoComplete="off" spellCheck={false} />
-        <TextField label="Exclude schemas" {...form.field('excludeSchemas', filters.exclude, filters.setExclude, filters.excludeError)} placeholder="none" autoComplete="off" spellCheck={false} />
-      </div>
-      <FormError>{form.formError}</FormError>
-      <SubmitButton pending={add.isPending} label="Add connection" pendingLabel="Adding…" />
-    </form>
+      </FieldRow>
+      <SchemaFilterFields fields={filters} field={form.field} />
+    </SubForm>
   );
 }
 
@@ -135,70 +140,48 @@ export function ConnectionsSection({ env }: { env: Environment }) {
   const edited = env.connections.find((c) => c.id === editing);
   return (
     <Card id="connections-heading" title="Database Connections" count={env.connections.length}>
-      {env.connections.length === 0 ? (
-        <EmptyState title="No database connections yet.">Add the production, staging or CI databases of this environment.</EmptyState>
-      ) : (
-        <div className="table-scroll">
-          <table className="data-table" aria-label="Database connections">
-            <thead>
-              <tr>
-                <th scope="col">Label</th>
-                <th scope="col">Role</th>
-                <th scope="col">Connection string</th>
-                <th scope="col" className="hide-narrow">
+      <DataTable
+        label="Database connections"
+        columns={['Label', 'Role', 'Connection string', { label: 'Schemas', className: 'hide-narrow' }, { label: 'Added', className: 'hide-narrow' }, owner && { label: <span className="visually-hidden">Actions</span> }]}
+        rows={env.connections}
+        empty={<EmptyState title="No database connections yet.">Add the production, staging or CI databases of this environment.</EmptyState>}
+        row={(connection) => (
+          <tr key={connection.id}>
+            <td>{connection.label}</td>
+            <td>
+              <Badge tone={roleTone(connection.role)}>{connection.role}</Badge>
+            </td>
+            <td className="break">
+              <code>{connection.maskedConnectionString}</code>
+            </td>
+            <td className="break hide-narrow">{filtersText(connection)}</td>
+            <td className="nowrap hide-narrow">
+              <RelativeTime value={connection.createdAt} />
+            </td>
+            {owner ? (
+              <td className="actions">
+                <button
+                  type="button"
+                  className="button button-small"
+                  onClick={() => setEditing(connection.id)}
+                  aria-label={`Edit schema filters of ${connection.label}`}
+                >
                   Schemas
-                </th>
-                <th scope="col" className="hide-narrow">
-                  Added
-                </th>
-                {owner ? (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                ) : null}
-              </tr>
-            </thead>
-            <tbody>
-              {env.connections.map((connection) => (
-                <tr key={connection.id}>
-                  <td>{connection.label}</td>
-                  <td>
-                    <Badge tone={roleTone(connection.role)}>{connection.role}</Badge>
-                  </td>
-                  <td className="break">
-                    <code>{connection.maskedConnectionString}</code>
-                  </td>
-                  <td className="break hide-narrow">{filtersText(connection)}</td>
-                  <td className="nowrap hide-narrow">
-                    <RelativeTime value={connection.createdAt} />
-                  </td>
-                  {owner ? (
-                    <td className="actions">
-                      <button
-                        type="button"
-                        className="button button-small"
-                        onClick={() => setEditing(connection.id)}
-                        aria-label={`Edit schema filters of ${connection.label}`}
-                      >
-                        Schemas
-                      </button>
-                      <button
-                        type="button"
-                        className="button button-small button-danger-quiet"
-                        onClick={() => remove.mutate({ id: env.id, connectionId: connection.id })}
-                        disabled={remove.isPending && remove.variables?.connectionId === connection.id}
-                        aria-label={`Remove connection ${connection.label}`}
-                      >
-                        Remove
-                      </button>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+                </button>
+                <button
+                  type="button"
+                  className="button button-small button-danger-quiet"
+                  onClick={() => remove.mutate({ id: env.id, connectionId: connection.id })}
+                  disabled={remove.isPending && remove.variables?.connectionId === connection.id}
+                  aria-label={`Remove connection ${connection.label}`}
+                >
+                  Remove
+                </button>
+              </td>
+            ) : null}
+          </tr>
+        )}
+      />
       {owner && edited ? <SchemaFiltersForm key={edited.id} envId={env.id} connection={edited} onDone={() => setEditing(null)} /> : null}
       <FormError>{remove.isError ? <>The connection could not be removed: {messageOf(remove.error)}</> : null}</FormError>
       {owner ? <AddConnectionForm envId={env.id} /> : <RoleNote needed="owner" role={role} action="add and remove connections" />}

@@ -4,9 +4,12 @@ import { retryUnlessNotFound } from '../../lib/queries';
 import { trpc } from '../../trpc';
 import { Badge, type BadgeTone } from '../Badge';
 import { RelativeTime } from '../RelativeTime';
-import { EmptyState, ErrorState, Loading } from '../States';
+import { DataTable } from '../DataTable';
+import { EmptyState, Loaded } from '../States';
 
 const STATUS_TONES: Record<WebhookDelivery['status'], BadgeTone> = { pending: 'warning', delivered: 'success', failed: 'danger' };
+
+const COLUMNS = ['Event', 'Status', { label: 'Attempts', className: 'numeric' }, 'Outcome', { label: 'To', className: 'hide-narrow' }, 'When'];
 
 function Outcome({ delivery }: { delivery: WebhookDelivery }) {
   const answer = delivery.responseStatus === null ? null : `HTTP ${delivery.responseStatus}`;
@@ -28,28 +31,15 @@ export function WebhookDeliveries({ envId }: { envId: string }) {
       refetchInterval: (query) => (query.state.data?.some((d) => d.status === 'pending') ? 5000 : false),
     },
   );
-  if (deliveries.isPending) return <Loading label="Loading deliveries…" />;
-  if (deliveries.isError) return <ErrorState title="Deliveries could not be loaded" error={deliveries.error} onRetry={() => deliveries.refetch()} />;
-  if (deliveries.data.length === 0) return <EmptyState title="No deliveries yet.">Events and tests sent to these webhooks are listed here.</EmptyState>;
   return (
-    <div className="table-scroll">
-      <table className="data-table" aria-label="Recent deliveries">
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col" className="numeric">
-              Attempts
-            </th>
-            <th scope="col">Outcome</th>
-            <th scope="col" className="hide-narrow">
-              To
-            </th>
-            <th scope="col">When</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.data.map((delivery) => (
+    <Loaded query={deliveries} loading="Loading deliveries…" failed="Deliveries could not be loaded">
+      {(rows) => (
+        <DataTable
+          label="Recent deliveries"
+          columns={COLUMNS}
+          rows={rows}
+          empty={<EmptyState title="No deliveries yet.">Events and tests sent to these webhooks are listed here.</EmptyState>}
+          row={(delivery) => (
             <tr key={delivery.id}>
               <td>
                 <code>{delivery.event}</code>
@@ -68,9 +58,9 @@ export function WebhookDeliveries({ envId }: { envId: string }) {
                 <RelativeTime value={delivery.lastAttemptAt ?? delivery.createdAt} />
               </td>
             </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+          )}
+        />
+      )}
+    </Loaded>
   );
 }

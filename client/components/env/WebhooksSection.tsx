@@ -10,10 +10,12 @@ import { trpc, type RouterOutputs } from '../../trpc';
 import { Badge } from '../Badge';
 import { Card } from '../Card';
 import { CopyButton } from '../CopyButton';
-import { FormError, SubmitButton, TextField } from '../Field';
+import { FormError, TextField } from '../Field';
+import { FieldRow, SubForm } from '../SubForm';
 import { RelativeTime } from '../RelativeTime';
 import { RoleNote } from '../RoleNote';
-import { EmptyState, ErrorState, Loading } from '../States';
+import { DataTable } from '../DataTable';
+import { EmptyState, Loaded } from '../States';
 import { WebhookDeliveries } from './WebhookDeliveries';
 
 const EVENT_LABELS: Record<WebhookEvent, string> = {
@@ -69,9 +71,8 @@ function AddWebhookForm({ envId, onCreated }: { envId: string; onCreated: (creat
   };
 
   return (
-    <form className="subform" onSubmit={onSubmit} noValidate aria-label="Add a webhook">
-      <h3>Add a webhook</h3>
-      <div className="form-grid">
+    <SubForm title="Add a webhook" onSubmit={onSubmit} error={form.formError} submit={{ pending: add.isPending, label: 'Add webhook', pendingLabel: 'Adding…' }}>
+      <FieldRow>
         <TextField
           label="URL"
           {...form.field('url', url, setUrl, urlError, { untilSubmit: true })}
@@ -87,7 +88,7 @@ function AddWebhookForm({ envId, onCreated }: { envId: string; onCreated: (creat
           autoComplete="off"
           spellCheck={false}
         />
-      </div>
+      </FieldRow>
       <fieldset className="policy-conditions webhook-events" aria-describedby={eventsError ? 'webhook-events-error' : undefined}>
         <legend>Send when</legend>
         {WEBHOOK_EVENTS.map((event) => (
@@ -102,9 +103,7 @@ function AddWebhookForm({ envId, onCreated }: { envId: string; onCreated: (creat
           </p>
         ) : null}
       </fieldset>
-      <FormError>{form.formError}</FormError>
-      <SubmitButton pending={add.isPending} label="Add webhook" pendingLabel="Adding…" />
-    </form>
+    </SubForm>
   );
 }
 
@@ -138,73 +137,55 @@ export function WebhooksSection({ envId }: { envId: string }) {
 
   return (
     <Card id="webhooks-heading" title="Webhooks" count={hooks.data?.length}>
-      {hooks.isPending ? (
-        <Loading label="Loading webhooks…" />
-      ) : hooks.isError ? (
-        <ErrorState title="Webhooks could not be loaded" error={hooks.error} onRetry={() => hooks.refetch()} />
-      ) : hooks.data.length === 0 ? (
-        <EmptyState title="No webhooks yet.">Send failing CI verdicts, new production queries and new index recommendations to Slack or any HTTPS endpoint.</EmptyState>
-      ) : (
-        <div className="table-scroll">
-          <table className="data-table" aria-label="Webhooks">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col" className="hide-narrow">
-                  Added
-                </th>
+      <Loaded query={hooks} loading="Loading webhooks…" failed="Webhooks could not be loaded">
+        {(rows) => (
+          <DataTable
+            label="Webhooks"
+            columns={['URL', 'Events', { label: 'Added', className: 'hide-narrow' }, owner && { label: <span className="visually-hidden">Actions</span> }]}
+            rows={rows}
+            empty={<EmptyState title="No webhooks yet.">Send failing CI verdicts, new production queries and new index recommendations to Slack or any HTTPS endpoint.</EmptyState>}
+            row={(hook) => (
+              <tr key={hook.id}>
+                <td className="break">
+                  <code>{hook.maskedUrl}</code> {hook.format === 'slack' ? <Badge tone="accent">Slack</Badge> : null}
+                </td>
+                <td>
+                  {hook.events.map((event) => (
+                    <code key={event} className="webhook-event">
+                      {event}
+                    </code>
+                  ))}
+                </td>
+                <td className="nowrap hide-narrow">
+                  <RelativeTime value={hook.createdAt} />
+                </td>
                 {owner ? (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+                  <td className="actions nowrap">
+                    <button
+                      type="button"
+                      className="button button-small"
+                      onClick={() => test.mutate({ id: envId, webhookId: hook.id })}
+                      disabled={test.isPending && test.variables?.webhookId === hook.id}
+                      aria-label={`Send a test to ${hook.maskedUrl}`}
+                    >
+                      {test.isPending && test.variables?.webhookId === hook.id ? 'Sending…' : 'Test'}
+                    </button>{' '}
+                    <button
+                      type="button"
+                      className="button button-small button-danger-quiet"
+                      onClick={() => remove.mutate({ id: envId, webhookId: hook.id })}
+                      disabled={remove.isPending && remove.variables?.webhookId === hook.id}
+                      aria-label={`Remove webhook ${hook.maskedUrl}`}
+                    >
+                      Remove
+                    </button>
+                  </td>
                 ) : null}
               </tr>
-            </thead>
-            <tbody>
-              {hooks.data.map((hook) => (
-                <tr key={hook.id}>
-                  <td className="break">
-                    <code>{hook.maskedUrl}</code> {hook.format === 'slack' ? <Badge tone="accent">Slack</Badge> : null}
-                  </td>
-                  <td>
-                    {hook.events.map((event) => (
-                      <code key={event} className="webhook-event">
-                        {event}
-                      </code>
-                    ))}
-                  </td>
-                  <td className="nowrap hide-narrow">
-                    <RelativeTime value={hook.createdAt} />
-                  </td>
-                  {owner ? (
-                    <td className="actions nowrap">
-                      <button
-                        type="button"
-                        className="button button-small"
-                        onClick={() => test.mutate({ id: envId, webhookId: hook.id })}
-                        disabled={test.isPending && test.variables?.webhookId === hook.id}
-                        aria-label={`Send a test to ${hook.maskedUrl}`}
-                      >
-                        {test.isPending && test.variables?.webhookId === hook.id ? 'Sending…' : 'Test'}
-                      </button>{' '}
-                      <button
-                        type="button"
-                        className="button button-small button-danger-quiet"
-                        onClick={() => remove.mutate({ id: envId, webhookId: hook.id })}
-                        disabled={remove.isPending && remove.variables?.webhookId === hook.id}
-                        aria-label={`Remove webhook ${hook.maskedUrl}`}
-                      >
-                        Remove
-                      </button>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            )}
+          />
+        )}
+      </Loaded>
       {test.data ? <TestResult result={test.data} /> : null}
       <FormError>{test.isError ? <>The test could not be sent: {messageOf(test.error)}</> : null}</FormError>
       <FormError>{remove.isError ? <>The webhook could not be removed: {messageOf(remove.error)}</> : null}</FormError>

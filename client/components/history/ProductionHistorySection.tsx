@@ -5,10 +5,11 @@ import './history.css';
 import { Link } from 'react-router-dom';
 import type { HistoryRange } from '../../../shared/history';
 import { Card } from '../Card';
-import { EmptyState, ErrorState, Loading } from '../States';
+import { DataTable } from '../DataTable';
+import { EmptyState, Loaded } from '../States';
 import { queryPath } from '../../lib/paths';
 import { formatDuration, formatNumber } from '../../lib/time';
-import { trpc, type RouterOutputs } from '../../trpc';
+import { trpc } from '../../trpc';
 import { RangePicker, rangeLabel, windowEndingNow } from './RangePicker';
 import { SnapshotInterval } from './SnapshotInterval';
 
@@ -25,55 +26,8 @@ function QueryCell({ envId, query }: { envId: string; query: Named }) {
   );
 }
 
-function TopTable({ envId, rows }: { envId: string; rows: RouterOutputs['history']['top'] }) {
-  return (
-    <table className="data-table" aria-label="Top queries">
-      <thead>
-        <tr>
-          <th scope="col">Query</th>
-          <th scope="col" className="numeric">Calls</th>
-          <th scope="col" className="numeric">Total time</th>
-          <th scope="col" className="numeric">Mean</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => (
-          <tr key={row.hash}>
-            <QueryCell envId={envId} query={row} />
-            <td className="numeric">{formatNumber(row.calls)}</td>
-            <td className="numeric">{formatDuration(row.totalTimeMs)}</td>
-            <td className="numeric">{formatDuration(row.meanTimeMs)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-function RegressedTable({ envId, rows }: { envId: string; rows: RouterOutputs['history']['regressed'] }) {
-  return (
-    <table className="data-table" aria-label="Regressed queries">
-      <thead>
-        <tr>
-          <th scope="col">Query</th>
-          <th scope="col" className="numeric">Mean before</th>
-          <th scope="col" className="numeric">Mean now</th>
-          <th scope="col" className="numeric">Change</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => (
-          <tr key={row.hash}>
-            <QueryCell envId={envId} query={row} />
-            <td className="numeric">{formatDuration(row.previousMeanTimeMs)}</td>
-            <td className="numeric">{formatDuration(row.meanTimeMs)}</td>
-            <td className="numeric regressed">+{formatNumber(Math.round(row.changePercent))}%</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
+const TOP_COLUMNS = ['Query', { label: 'Calls', className: 'numeric' }, { label: 'Total time', className: 'numeric' }, { label: 'Mean', className: 'numeric' }];
+const REGRESSED_COLUMNS = ['Query', { label: 'Mean before', className: 'numeric' }, { label: 'Mean now', className: 'numeric' }, { label: 'Change', className: 'numeric' }];
 
 export function ProductionHistorySection({ envId, snapshotIntervalSeconds, effectiveSnapshotIntervalSeconds }: { envId: string; snapshotIntervalSeconds: number | null; effectiveSnapshotIntervalSeconds: number }) {
   const [range, setRange] = useState<HistoryRange>('24h');
@@ -92,27 +46,47 @@ export function ProductionHistorySection({ envId, snapshotIntervalSeconds, effec
         <SnapshotInterval envId={envId} seconds={snapshotIntervalSeconds} effectiveSeconds={effectiveSnapshotIntervalSeconds} />
       </div>
       <h3 className="history-subtitle">Top queries by total time</h3>
-      {top.isPending ? (
-        <Loading label="Loading top queries…" />
-      ) : top.isError ? (
-        <ErrorState title="Top queries could not be loaded" error={top.error} onRetry={() => top.refetch()} />
-      ) : top.data.length === 0 ? (
-        <EmptyState title={`No production calls in ${rangeLabel(range)}`}>
-          With a production connection, pg_stat_statements is read on a schedule; points appear from the second reading on.
-        </EmptyState>
-      ) : (
-        <TopTable envId={envId} rows={top.data} />
-      )}
+      <Loaded query={top} loading="Loading top queries…" failed="Top queries could not be loaded">
+        {(rows) => (
+          <DataTable
+            label="Top queries"
+            columns={TOP_COLUMNS}
+            rows={rows}
+            empty={
+              <EmptyState title={`No production calls in ${rangeLabel(range)}`}>
+                With a production connection, pg_stat_statements is read on a schedule; points appear from the second reading on.
+              </EmptyState>
+            }
+            row={(row) => (
+              <tr key={row.hash}>
+                <QueryCell envId={envId} query={row} />
+                <td className="numeric">{formatNumber(row.calls)}</td>
+                <td className="numeric">{formatDuration(row.totalTimeMs)}</td>
+                <td className="numeric">{formatDuration(row.meanTimeMs)}</td>
+              </tr>
+            )}
+          />
+        )}
+      </Loaded>
       <h3 className="history-subtitle">Regressed: mean time up more than 50% against the {rangeLabel(range).replace('the last', 'previous')}</h3>
-      {regressed.isPending ? (
-        <Loading label="Loading regressions…" />
-      ) : regressed.isError ? (
-        <ErrorState title="Regressions could not be loaded" error={regressed.error} onRetry={() => regressed.refetch()} />
-      ) : regressed.data.length === 0 ? (
-        <p className="muted">No query got slower.</p>
-      ) : (
-        <RegressedTable envId={envId} rows={regressed.data} />
-      )}
+      <Loaded query={regressed} loading="Loading regressions…" failed="Regressions could not be loaded">
+        {(rows) => (
+          <DataTable
+            label="Regressed queries"
+            columns={REGRESSED_COLUMNS}
+            rows={rows}
+            empty={<p className="muted">No query got slower.</p>}
+            row={(row) => (
+              <tr key={row.hash}>
+                <QueryCell envId={envId} query={row} />
+                <td className="numeric">{formatDuration(row.previousMeanTimeMs)}</td>
+                <td className="numeric">{formatDuration(row.meanTimeMs)}</td>
+                <td className="numeric regressed">+{formatNumber(Math.round(row.changePercent))}%</td>
+              </tr>
+            )}
+          />
+        )}
+      </Loaded>
     </Card>
   );
 }

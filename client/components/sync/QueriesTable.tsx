@@ -2,6 +2,7 @@
 import { useDeferredValue, useMemo, useState } from 'react';
 import type { QueryStats } from '../../../shared/analyzer-schema';
 import { formatDuration, formatNumber } from '../../lib/time';
+import { DataTable } from '../DataTable';
 import { EmptyState } from '../States';
 
 type SortKey = 'calls' | 'meanTimeMs' | 'totalTimeMs' | 'rows';
@@ -46,47 +47,43 @@ export function QueriesTable({ queries }: { queries: QueryStats[] }) {
           {formatNumber(rows.length)} of {formatNumber(queries.length)} queries
         </p>
       </div>
-      {rows.length === 0 ? (
-        <EmptyState title={`No query matches “${filter.trim()}”.`} />
-      ) : (
-        <div className="table-scroll">
-          <table className="data-table queries-table" aria-label="Queries from pg_stat_statements">
-            <thead>
-              <tr>
-                <th scope="col">Query</th>
-                {COLUMNS.map((column) => {
-                  const active = sort.key === column.key;
-                  return (
-                    <th key={column.key} scope="col" className="numeric" aria-sort={active ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
-                      <button type="button" className="sort-button" onClick={() => toggle(column.key)}>
-                        {column.label}
-                        <span aria-hidden="true" className="sort-indicator">
-                          {active ? (sort.descending ? '▼' : '▲') : '↕'}
-                        </span>
-                      </button>
-                    </th>
-                  );
-                })}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.slice(0, limit).map((query) => (
-                <tr key={query.hash}>
-                  <td className="query-cell">
-                    <pre className="sql sql-compact" title={`Fingerprint ${query.hash}`}>
-                      <code>{query.formattedQuery}</code>
-                    </pre>
-                  </td>
-                  <td className="numeric">{formatNumber(query.calls)}</td>
-                  <td className="numeric">{formatDuration(query.meanTimeMs)}</td>
-                  <td className="numeric">{formatDuration(query.totalTimeMs)}</td>
-                  <td className="numeric">{formatNumber(query.rows)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        label="Queries from pg_stat_statements"
+        className="queries-table"
+        columns={[
+          'Query',
+          ...COLUMNS.map((column) => {
+            const active = sort.key === column.key;
+            return {
+              className: 'numeric',
+              sort: active ? (sort.descending ? 'descending' : 'ascending') : 'none',
+              label: (
+                <button type="button" className="sort-button" onClick={() => toggle(column.key)}>
+                  {column.label}
+                  <span aria-hidden="true" className="sort-indicator">
+                    {active ? (sort.descending ? '▼' : '▲') : '↕'}
+                  </span>
+                </button>
+              ),
+            } as const;
+          }),
+        ]}
+        rows={rows.slice(0, limit)}
+        empty={<EmptyState title={`No query matches “${filter.trim()}”.`} />}
+        row={(query) => (
+          <tr key={query.hash}>
+            <td className="query-cell">
+              <pre className="sql sql-compact" title={`Fingerprint ${query.hash}`}>
+                <code>{query.formattedQuery}</code>
+              </pre>
+            </td>
+            <td className="numeric">{formatNumber(query.calls)}</td>
+            <td className="numeric">{formatDuration(query.meanTimeMs)}</td>
+            <td className="numeric">{formatDuration(query.totalTimeMs)}</td>
+            <td className="numeric">{formatNumber(query.rows)}</td>
+          </tr>
+        )}
+      />
       {rows.length > limit ? (
         <button type="button" className="button button-small" onClick={() => setLimit(rows.length)}>
           Show all {formatNumber(rows.length)} queries

@@ -1,0 +1,31 @@
+// The app's tables: a labelled, horizontally scrollable table with one header row, or what to show
+// when there are no rows.
+import type { ReactNode } from 'react';
+import { TableHead, type MaybeColumn } from './TableHead';
+
+interface DataTableProps<T> {
+  /** The table's accessible name. */
+  label: string;
+  columns: readonly MaybeColumn[];
+  rows: readonly T[];
+  /** One row's `<tr>`, keyed. */
+  row: (item: T) => ReactNode;
+  /** Shown instead of the table when `rows` is empty; without it, an empty table. */
+  empty?: ReactNode;
+  /** Classes beside `data-table`. */
+  className?: string;
+  /** Set while newer rows are loading. */
+  busy?: boolean;
+}
+
+export function DataTable<T>({ label, columns, rows, row, empty, className, busy }: DataTableProps<T>) {
+  if (rows.length === 0 && empty !== undefined) return <>{empty}</>;
+  return (
+    <div className="table-scroll" aria-busy={busy}>
+      <table className={className ? `data-table ${className}` : 'data-table'} aria-label={label}>
+        <TableHead columns={columns} />
+        <tbody>{rows.map(row)}</tbody>
+      </table>
+    </div>
+  );
+}
