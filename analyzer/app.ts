@@ -8,11 +8,11 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import type { z } from 'zod';
 import { objectsRequestSchema, syncRequestSchema } from '../shared/analyzer-schema';
 import { analyzeRequestSchema } from '../shared/analysis';
-import { clientErrorAnswer, invalidInputMessage, issuesOf } from '../shared/errors';
+import { clientErrorAnswer, invalidInputMessage, issuesOf, sendError } from '../shared/errors';
 import { loadParser } from '../shared/sql-fingerprint';
 import { messageOf, type SessionLimits } from '../gateway/index';
 import { accessGuard, accessOptions, type AccessConfigInput } from './cors';
-import { AnalyzerHttpError, sendError } from './errors';
+import { AnalyzerHttpError } from './errors';
 import { DEFAULT_SYNC_SETTINGS, streamSync, type SyncSettings } from './sync';
 import { listObjects, syncSummary } from './browse';
 import { streamSink } from './json-stream';

@@ -8,7 +8,7 @@
 //   public page reaches a local address).
 // Callers without an Origin header (curl, the web server, tests) pass the Origin check.
 import type { RequestHandler } from 'express';
-import { sendError } from './errors';
+import { sendError } from '../shared/errors';
 
 interface AccessOptions {
   allowedOrigins: string[];

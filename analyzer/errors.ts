@@ -2,9 +2,8 @@
 // a code per cause, so the SPA can tell the user what to fix (the host, the password, the database
 // name...). The causes of a failed connection are classified by the gateway; this file only says
 // which status each one gets.
-import type { Response } from 'express';
 import { classifyError, type GatewayErrorCode } from '../gateway/index';
-import { errorBody, type ErrorCode, type Issue } from '../shared/errors';
+import type { ErrorCode, Issue } from '../shared/errors';
 
 export class AnalyzerHttpError extends Error {
   constructor(
@@ -15,10 +14,6 @@ export class AnalyzerHttpError extends Error {
   ) {
     super(message);
   }
-}
-
-export function sendError(res: Response, error: Pick<AnalyzerHttpError, 'status' | 'code' | 'message' | 'issues'>): void {
-  res.status(error.status).json(errorBody(error.code, error.message, error.issues));
 }
 
 const ANSWERS: Record<GatewayErrorCode, { status: number; code: ErrorCode }> = {

@@ -5,7 +5,7 @@ import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError } from 'zod';
 import { databaseErrorOf } from '../shared/database-error';
-import { describeIssues, invalidInputMessage, issuesOf as zodIssuesOf, type ErrorCode, type Issue } from '../shared/errors';
+import { describeIssues, invalidInputMessage, issuesOf, type ErrorCode, type Issue } from '../shared/errors';
 
 const TRPC_TO_API: Partial<Record<TRPC_ERROR_CODE_KEY, ErrorCode>> = {
   BAD_REQUEST: 'validation_failed',
@@ -43,9 +43,10 @@ export function apiCodeOf(error: TRPCError): ErrorCode {
   return error.cause instanceof InvalidInputError ? 'invalid_input' : apiCode(error.code);
 }
 
-export function issuesOf(error: TRPCError): Issue[] | undefined {
+/** The refused fields a tRPC error carries: zod's from input validation, or those a domain check named. */
+export function issuesCarriedBy(error: TRPCError): Issue[] | undefined {
   const cause = error.cause;
-  if (cause instanceof ZodError) return zodIssuesOf(cause);
+  if (cause instanceof ZodError) return issuesOf(cause);
   if (cause instanceof IssuesError) return cause.issues;
   return undefined;
 }
@@ -53,7 +54,7 @@ export function issuesOf(error: TRPCError): Issue[] | undefined {
 /** The public message: zod failures name their fields, internal errors say nothing of internals. */
 export function publicMessage(error: TRPCError): string {
   if (error.code === 'INTERNAL_SERVER_ERROR') return 'Internal server error';
-  const issues = issuesOf(error);
+  const issues = issuesCarriedBy(error);
   if (issues && error.cause instanceof ZodError) return invalidInputMessage(issues);
   return error.message;
 }

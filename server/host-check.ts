@@ -6,7 +6,7 @@
 // under the names its operator listed. Any port is accepted: the name is what rebinding forges.
 import type { RequestHandler } from 'express';
 import type { Config } from './config';
-import { sendError } from './rest';
+import { sendError } from '../shared/errors';
 
 const WILDCARD_ADDRESSES = new Set(['', '0.0.0.0', '::', '[::]']);
 
@@ -44,11 +44,10 @@ export function hostGuard(config: Pick<Config, 'host' | 'allowedHosts'>): Reques
   return (req, res, next) => {
     if (isAllowedHost(req.headers.host, allowed)) return next();
     const shown = JSON.stringify((req.headers.host ?? '').slice(0, 100));
-    sendError(
-      res,
-      421,
-      'host_not_allowed',
-      `Host ${shown} is not one this server answers to (it checks Host against DNS rebinding). Add the name to ALLOWED_HOSTS to reach it under that name.`,
-    );
+    sendError(res, {
+      status: 421,
+      code: 'host_not_allowed',
+      message: `Host ${shown} is not one this server answers to (it checks Host against DNS rebinding). Add the name to ALLOWED_HOSTS to reach it under that name.`,
+    });
   };
 }

@@ -14,12 +14,13 @@ import path from 'node:path';
 import { z } from 'zod';
 import { createOpenApiExpressMiddleware, generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { appRouter } from './routers/root';
-import { createContext, type Context, type Services } from './trpc';
+import type { Services } from './services-type';
+import { createContext, type Context } from './trpc';
 import { apiCode } from './errors';
 import { logUnexpectedError } from './error-log';
 import { decodeSegment } from './request-path';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../shared/validation';
-import { clientErrorAnswer, errorBody, errorBodySchema, invalidInputMessage, type ErrorCode, type Issue } from '../shared/errors';
+import { clientErrorAnswer, errorBody, errorBodySchema, invalidInputMessage, sendError as sendShared, type ErrorCode, type Issue } from '../shared/errors';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 
 type ProcedureMeta = { successStatus?: number; openapi?: { method: string; path: string } };
@@ -32,8 +33,9 @@ function proceduresWithMeta(): Map<string, ProcedureMeta> {
   return out;
 }
 
+/** shared/errors.ts's sendError with the answer's parts as arguments, for the callers that still pass them so. */
 export function sendError(res: Response, status: number, code: ErrorCode, message: string, issues?: Issue[]) {
-  res.status(status).json(errorBody(code, message, issues));
+  sendShared(res, { status, code, message, issues });
 }
 
 interface RestRoute {
@@ -226,9 +228,9 @@ export function createRestRouter(services: Services, callerOf: (req: Request, re
   });
   const dispatch: RequestHandler = (req, res) => {
     const match = matchRestRoute(routes, req.method, req.url);
-    if (!match) return sendError(res, 404, 'not_found', 'Not found');
+    if (!match) return sendShared(res, { status: 404, code: 'not_found', message: 'Not found' });
     if ('issues' in match) {
-      return sendError(res, 400, 'validation_failed', invalidInputMessage(match.issues), match.issues);
+      return sendShared(res, { status: 400, code: 'validation_failed', message: invalidInputMessage(match.issues), issues: match.issues });
     }
     req.url = match.url;
     rewriteErrors(res);
@@ -237,9 +239,9 @@ export function createRestRouter(services: Services, callerOf: (req: Request, re
   rest.use(dispatch);
 
   const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
-    if ((err as { type?: string }).type === 'entity.too.deep') return sendError(res, 400, 'validation_failed', (err as Error).message);
+    if ((err as { type?: string }).type === 'entity.too.deep') return sendShared(res, { status: 400, code: 'validation_failed', message: (err as Error).message });
     const answer = clientErrorAnswer(err, services.config.maxBodyBytes);
-    if (answer) return sendError(res, answer.status, answer.code, answer.message);
+    if (answer) return sendShared(res, answer);
     next(err);
   };
   rest.use(bodyErrors);

@@ -2,24 +2,16 @@
 import { initTRPC } from '@trpc/server';
 import { z } from 'zod';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { Store } from './db/store';
-import type { Secrets } from './secrets';
-import type { Config } from './config';
-import type { RunningQueue } from './queue/index';
-import { apiCodeOf, asInvalidInput, issuesOf, publicMessage } from './errors';
+import type { Services } from './services-type';
+import { apiCodeOf, asInvalidInput, issuesCarriedBy, publicMessage } from './errors';
 import type { Principal } from './auth/principal';
 import { authorize, inputRecord, visibleEnvironments } from './auth/authorize';
 import { ACCESS } from './auth/access';
 import { auditChange } from './audit/change';
 import type { EnvRole } from '../shared/auth';
 
-export interface Services {
-  store: Store;
-  secrets: Secrets;
-  config: Config;
-  /** The durable job queue shared by every server process on the store (server/queue/). */
-  queue: RunningQueue;
-}
+// Re-exported while job and domain files that import it from here move to ./services-type.
+export type { Services } from './services-type';
 
 /** What a procedure may say about its HTTP response beyond its body (REST status, headers). */
 export interface ResponseHints {
@@ -63,7 +55,7 @@ const t = initTRPC
           path: shape.data.path,
           // stack traces never leave the server
           apiCode: apiCodeOf(error),
-          issues: issuesOf(error),
+          issues: issuesCarriedBy(error),
         },
       };
     },

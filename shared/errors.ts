@@ -70,6 +70,16 @@ interface ErrorAnswer {
   message: string;
 }
 
+/** An HTTP response that can be given a status and a JSON body (express's, and any like it). */
+interface JsonResponse {
+  status(code: number): { json(body: unknown): unknown };
+}
+
+/** Answers an HTTP request with an error: its status, and the one error body. */
+export function sendError(res: JsonResponse, answer: ErrorAnswer & { issues?: Issue[] }): void {
+  res.status(answer.status).json(errorBody(answer.code, answer.message, answer.issues));
+}
+
 // A client error some middleware raised with only an HTTP status (express.static's 404, ...).
 const BY_STATUS: Record<number, Omit<ErrorAnswer, 'status'>> = {
   404: { code: 'not_found', message: 'Not found' },
