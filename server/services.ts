@@ -1,7 +1,7 @@
 import { openStore, type Store } from './db/store';
 import { createSecrets, loadKey, type Secrets } from './secrets';
 import type { Config } from './config';
-import type { Services } from './trpc';
+import type { Services } from './services-type';
 import { openQueue } from './queue/index';
 import { registerAnalysisJobs } from './analysis/jobs';
 import { registerVerdictJobs } from './verdict/jobs';

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BACKENDS, openTestServices, stopTestPostgres } from '../../test/support/services';
 import { appRouter } from '../routers/root';
-import { createContext, type Services } from '../trpc';
+import type { Services } from '../services-type';
+import { createContext } from '../trpc';
 import type { IngestRunInput } from '../../shared/ci';
 
 afterAll(() => stopTestPostgres());

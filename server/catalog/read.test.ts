@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { BACKENDS, openTestServices, stopTestPostgres } from '../../test/support/services';
 import { appRouter } from '../routers/root';
-import { createContext, type Services } from '../trpc';
+import type { Services } from '../services-type';
+import { createContext } from '../trpc';
 import { upsertOnItsOwn, type CatalogRow, type CatalogSource } from './upsert';
 
 afterAll(() => stopTestPostgres());

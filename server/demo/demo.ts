@@ -11,7 +11,7 @@ import { conflict, upstream } from '../errors';
 import { AnalyzerHttpError } from '../../analyzer/errors';
 import { syncDatabase } from '../../analyzer/sync';
 import { syncRequestSchema, type RemoteSyncResponse } from '../../shared/analyzer-schema';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { readMarker, removeMarker, writeMarker, type DemoMarker } from './marker';
 import { closeDataDir, demoDataDir, freePort, startDemoPostgres, type DemoPostgres } from './postgres';
 import { freshSteps, type DemoStatus, type DemoStep } from './status';

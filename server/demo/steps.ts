@@ -17,7 +17,7 @@ import { addConnection } from '../domain/connections';
 import { recordCiRun } from '../domain/ci-runs';
 import { createEnvironment, deleteEnvironment } from '../domain/environments';
 import { linkRepo } from '../domain/repos';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { readVerdict } from '../verdict/read';
 import { APP_QUERIES, DROPPED_INDEX, MANUAL_QUERY, PULL_REQUEST_QUERY } from './app-queries';
 import { DEMO_DATABASE, loadPagila, READER_ROLE, runWorkload } from './database';

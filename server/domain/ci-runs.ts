@@ -11,7 +11,7 @@ import type { Db } from '../db/store';
 import { notFound } from '../errors';
 import { readVerdictStatuses } from '../verdict/read';
 import { scheduleRunVerdict } from '../verdict/jobs';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import type { Page } from './paging';
 
 /**

@@ -2,7 +2,7 @@
 // attempt is counted before it is made; a delivered one is never sent again, whoever asks.
 import { eq, sql } from 'drizzle-orm';
 import { webhookDeliveries, webhooks } from '../db/schema';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { SecretUnreadableError } from '../secrets';
 import { requestBody, signature } from './body';
 import { sendWebhook } from './send';

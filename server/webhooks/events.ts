@@ -5,7 +5,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { WebhookEvent } from '../../shared/webhooks';
 import { environments, webhookDeliveries, webhooks } from '../db/schema';
 import { newId } from '../ids';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { queueDelivery } from './jobs';
 import { payloadOf } from './webhooks';
 

@@ -4,7 +4,7 @@
 // at once; a delivered one is never sent again (deliver.ts).
 import { and, eq, lt, sql } from 'drizzle-orm';
 import { webhookDeliveries } from '../db/schema';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { deliverWebhook, MAX_ATTEMPTS } from './deliver';
 
 export const DELIVERY_JOB = 'webhook.deliver';

@@ -3,7 +3,7 @@
 // the event key, so an analysis notifies once.
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { analysisRuns } from '../db/schema';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { emitEvent } from './events';
 
 export async function emitNewRecommendations(services: Services, environmentId: string, analysisId: string): Promise<void> {

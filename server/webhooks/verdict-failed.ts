@@ -2,7 +2,7 @@
 // run's analysis is stored, and a failing one notifies, once per run (the run id is the event key).
 import { eq } from 'drizzle-orm';
 import { ciRuns } from '../db/schema';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { readVerdict } from '../verdict/read';
 import { emitEvent } from './events';
 

@@ -8,7 +8,7 @@ import { environments, webhookDeliveries, webhooks } from '../db/schema';
 import type { Db } from '../db/store';
 import { badRequest, notFound } from '../errors';
 import { newId } from '../ids';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { refusedHost } from './addresses';
 import { generateSecret, isSlackUrl, maskWebhookUrl, type WebhookPayload } from './body';
 import { attemptDelivery } from './deliver';

@@ -3,7 +3,7 @@
 // uncaught errors are collected, so a test can assert the page never threw.
 import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { Services } from '../../server/trpc';
+import type { Services } from '../../server/services-type';
 import { buildClient, chromiumAvailable, CHROMIUM_PATH, launchBrowser } from './browser';
 import { startTestServer, type TestServer } from './services';
 

@@ -12,7 +12,7 @@ import { openStore } from '../../server/db/store';
 import { createSecrets } from '../../server/secrets';
 import { withJobs } from '../../server/services';
 import { closeWarmShadows } from '../../server/verdict/shadows';
-import type { Services } from '../../server/trpc';
+import type { Services } from '../../server/services-type';
 import { startPostgres, type PostgresServer } from './postgres';
 
 export const BACKENDS = ['pglite', 'postgres'] as const;
