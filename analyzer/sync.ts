@@ -3,7 +3,7 @@
 // (tables, indexes, constraints...) collects its chunks' items, in order, in a spool (memory up to a
 // budget, then a temp file), and the answer is written from the spools once every part is read: a
 // part that fails is still reported inside its own field, never half-written. The parts are those
-// of the spec: meta, schema, queries, disabledIndexes, and indexHealth.
+// of RemoteSyncResponse: meta, schema, queries, disabledIndexes, and indexHealth.
 import type { DisabledIndex, Extension, RemoteSyncResponse, Result, SyncRequest } from '../shared/analyzer-schema';
 import type { IndexHealth } from '../shared/index-health';
 import { messageOf, type Gateway } from '../gateway/index';

@@ -122,7 +122,7 @@ describe('the analyzer with schema filters in its request', () => {
     }
   });
 
-  it('reads every schema without filters, as the spec\'s { db } request always did', async () => {
+  it('reads every schema without filters, as a bare { db } request always did', async () => {
     const answer = await postSync(analyzer.url, { db: url });
     expect(answer.json.schema.value.schemas.map((s: { name: string }) => s.name)).toEqual(ALL);
   });

@@ -19,7 +19,7 @@ export const syncRequestSchema = z.object({
   db: connectionStringSchema,
   sampleRows: z.number().int().min(0).max(SAMPLE_ROWS_MAX).default(SAMPLE_ROWS_DEFAULT),
   queryLimit: z.number().int().min(1).max(QUERY_LIMIT_MAX).default(QUERY_LIMIT_DEFAULT),
-  // Optional, so the spec's `{ db }` is still a whole request: which schemas to read (shared/schema-filters.ts).
+  // Optional, so a bare `{ db }` (what clients sent before filters existed) is still a whole request: which schemas to read (shared/schema-filters.ts).
   includeSchemas: includeSchemasSchema.optional(),
   excludeSchemas: excludeSchemasSchema.optional(),
 });

@@ -134,7 +134,7 @@ const EMPTY_OBJECTS: Omit<DatabaseSchema, 'schemas' | 'extensions' | 'warnings'>
   sequences: [],
 };
 
-/** Only the lists that hold patterns: a request without filters stays the spec's `{ db }`. */
+/** Only the lists that hold patterns: a request without filters stays a bare `{ db }`. */
 function sentFilters({ includeSchemas = [], excludeSchemas = [] }: SchemaFilters): SchemaFilters {
   return { ...(includeSchemas.length ? { includeSchemas } : {}), ...(excludeSchemas.length ? { excludeSchemas } : {}) };
 }

@@ -9,7 +9,7 @@ import pg from 'pg';
 /** The request being served (Rails' CurrentAttributes, a Node AsyncLocalStorage): set by each page. */
 let current = { controller: 'test', action: 'setup' };
 
-/** The statement with its sqlcommenter comment: keys sorted, values URL-encoded, as the spec says. */
+/** The statement with its sqlcommenter comment: keys sorted, values URL-encoded, as sqlcommenter specifies. */
 function tagged(sql: string, file: string): string {
   const tags = { action: current.action, controller: current.controller, file };
   const comment = Object.entries(tags)
