@@ -1,6 +1,7 @@
 // The app's tables: a labelled, horizontally scrollable table with one header row, or what to show
 // when there are no rows.
 import type { ReactNode } from 'react';
+import { Loaded, type QueryLike } from './States';
 import { TableHead, type MaybeColumn } from './TableHead';
 
 interface DataTableProps<T> {
@@ -27,5 +28,22 @@ export function DataTable<T>({ label, columns, rows, row, empty, className, busy
         <tbody>{rows.map(row)}</tbody>
       </table>
     </div>
+  );
+}
+
+type QueryTableProps<T> = Omit<DataTableProps<T>, 'rows'> & {
+  query: QueryLike<readonly T[]>;
+  /** What the spinner says while the rows load. */
+  loading: string;
+  /** The heading of the error shown when they cannot. */
+  failed: string;
+};
+
+/** A DataTable of a query's rows, with its loading and failed states. */
+export function QueryTable<T>({ query, loading, failed, ...table }: QueryTableProps<T>) {
+  return (
+    <Loaded query={query} loading={loading} failed={failed}>
+      {(rows) => <DataTable {...table} rows={rows} />}
+    </Loaded>
   );
 }

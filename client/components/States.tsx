@@ -55,7 +55,7 @@ export function LoadFailure({ what, error, onRetry, notFound, children }: { what
 }
 
 /** What a loading query holds: tRPC's and TanStack Query's results both fit. */
-interface QueryLike<T> {
+export interface QueryLike<T> {
   isPending: boolean;
   isError: boolean;
   error: unknown;

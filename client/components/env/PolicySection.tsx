@@ -90,6 +90,15 @@ const patchOf = (values: FormValues) => ({
 
 const numeric = { type: 'number', inputMode: 'decimal', step: 'any', min: 0 } as const;
 
+/** The policy's numbers: each field's label, hint and the limits its input allows beyond `numeric`'s. */
+const NUMBER_FIELDS: { name: 'costRegressionPct' | 'minCost' | 'minSavedPct' | 'callRatio' | 'minCalls'; label: string; hint: string; max?: number; min?: number; step?: number }[] = [
+  { name: 'costRegressionPct', label: 'Cost regression (%)', hint: "A cost above the baseline's by more than this regresses." },
+  { name: 'minCost', label: 'Minimum cost', hint: 'Cheaper queries never count as a regression.' },
+  { name: 'minSavedPct', label: 'Minimum saved (%)', hint: 'A new query needs an index when one saves at least this.', max: 100 },
+  { name: 'callRatio', label: 'Call ratio', hint: 'A query called at least this many times as often as in the baseline is flagged (N+1).', min: 1 },
+  { name: 'minCalls', label: 'Minimum calls', hint: 'Fewer calls than this in the run never count.', step: 1 },
+];
+
 interface ThresholdFieldsProps {
   values: FormValues;
   errors: FormErrors;
@@ -108,39 +117,9 @@ function ThresholdFields({ values, errors, set, field }: ThresholdFieldsProps) {
         autoComplete="off"
         spellCheck={false}
       />
-      <TextField
-        label="Cost regression (%)"
-        {...field('costRegressionPct', values.costRegressionPct, set('costRegressionPct'), errors.costRegressionPct)}
-        hint="A cost above the baseline's by more than this regresses."
-        {...numeric}
-      />
-      <TextField
-        label="Minimum cost"
-        {...field('minCost', values.minCost, set('minCost'), errors.minCost)}
-        hint="Cheaper queries never count as a regression."
-        {...numeric}
-      />
-      <TextField
-        label="Minimum saved (%)"
-        {...field('minSavedPct', values.minSavedPct, set('minSavedPct'), errors.minSavedPct)}
-        hint="A new query needs an index when one saves at least this."
-        {...numeric}
-        max={100}
-      />
-      <TextField
-        label="Call ratio"
-        {...field('callRatio', values.callRatio, set('callRatio'), errors.callRatio)}
-        hint="A query called at least this many times as often as in the baseline is flagged (N+1)."
-        {...numeric}
-        min={1}
-      />
-      <TextField
-        label="Minimum calls"
-        {...field('minCalls', values.minCalls, set('minCalls'), errors.minCalls)}
-        hint="Fewer calls than this in the run never count."
-        {...numeric}
-        step={1}
-      />
+      {NUMBER_FIELDS.map(({ name, label, hint, ...limits }) => (
+        <TextField key={name} label={label} {...field(name, values[name], set(name), errors[name])} hint={hint} {...numeric} {...limits} />
+      ))}
     </div>
   );
 }

@@ -4,8 +4,8 @@ import { retryUnlessNotFound } from '../../lib/queries';
 import { trpc } from '../../trpc';
 import { Badge, type BadgeTone } from '../Badge';
 import { RelativeTime } from '../RelativeTime';
-import { DataTable } from '../DataTable';
-import { EmptyState, Loaded } from '../States';
+import { QueryTable } from '../DataTable';
+import { EmptyState } from '../States';
 
 const STATUS_TONES: Record<WebhookDelivery['status'], BadgeTone> = { pending: 'warning', delivered: 'success', failed: 'danger' };
 
@@ -32,35 +32,33 @@ export function WebhookDeliveries({ envId }: { envId: string }) {
     },
   );
   return (
-    <Loaded query={deliveries} loading="Loading deliveries…" failed="Deliveries could not be loaded">
-      {(rows) => (
-        <DataTable
-          label="Recent deliveries"
-          columns={COLUMNS}
-          rows={rows}
-          empty={<EmptyState title="No deliveries yet.">Events and tests sent to these webhooks are listed here.</EmptyState>}
-          row={(delivery) => (
-            <tr key={delivery.id}>
-              <td>
-                <code>{delivery.event}</code>
-              </td>
-              <td>
-                <Badge tone={STATUS_TONES[delivery.status]}>{delivery.status}</Badge>
-              </td>
-              <td className="numeric">{delivery.attempts}</td>
-              <td className="break">
-                <Outcome delivery={delivery} />
-              </td>
-              <td className="break hide-narrow">
-                <code>{delivery.maskedUrl}</code>
-              </td>
-              <td className="nowrap">
-                <RelativeTime value={delivery.lastAttemptAt ?? delivery.createdAt} />
-              </td>
-            </tr>
-          )}
-        />
+    <QueryTable
+      query={deliveries}
+      loading="Loading deliveries…"
+      failed="Deliveries could not be loaded"
+      label="Recent deliveries"
+      columns={COLUMNS}
+      empty={<EmptyState title="No deliveries yet.">Events and tests sent to these webhooks are listed here.</EmptyState>}
+      row={(delivery) => (
+        <tr key={delivery.id}>
+          <td>
+            <code>{delivery.event}</code>
+          </td>
+          <td>
+            <Badge tone={STATUS_TONES[delivery.status]}>{delivery.status}</Badge>
+          </td>
+          <td className="numeric">{delivery.attempts}</td>
+          <td className="break">
+            <Outcome delivery={delivery} />
+          </td>
+          <td className="break hide-narrow">
+            <code>{delivery.maskedUrl}</code>
+          </td>
+          <td className="nowrap">
+            <RelativeTime value={delivery.lastAttemptAt ?? delivery.createdAt} />
+          </td>
+        </tr>
       )}
-    </Loaded>
+    />
   );
 }

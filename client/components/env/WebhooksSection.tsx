@@ -14,8 +14,8 @@ import { FormError, TextField } from '../Field';
 import { FieldRow, SubForm } from '../SubForm';
 import { RelativeTime } from '../RelativeTime';
 import { RoleNote } from '../RoleNote';
-import { DataTable } from '../DataTable';
-import { EmptyState, Loaded } from '../States';
+import { QueryTable } from '../DataTable';
+import { EmptyState } from '../States';
 import { WebhookDeliveries } from './WebhookDeliveries';
 
 const EVENT_LABELS: Record<WebhookEvent, string> = {
@@ -137,55 +137,53 @@ export function WebhooksSection({ envId }: { envId: string }) {
 
   return (
     <Card id="webhooks-heading" title="Webhooks" count={hooks.data?.length}>
-      <Loaded query={hooks} loading="Loading webhooks…" failed="Webhooks could not be loaded">
-        {(rows) => (
-          <DataTable
-            label="Webhooks"
-            columns={['URL', 'Events', { label: 'Added', className: 'hide-narrow' }, owner && { label: <span className="visually-hidden">Actions</span> }]}
-            rows={rows}
-            empty={<EmptyState title="No webhooks yet.">Send failing CI verdicts, new production queries and new index recommendations to Slack or any HTTPS endpoint.</EmptyState>}
-            row={(hook) => (
-              <tr key={hook.id}>
-                <td className="break">
-                  <code>{hook.maskedUrl}</code> {hook.format === 'slack' ? <Badge tone="accent">Slack</Badge> : null}
-                </td>
-                <td>
-                  {hook.events.map((event) => (
-                    <code key={event} className="webhook-event">
-                      {event}
-                    </code>
-                  ))}
-                </td>
-                <td className="nowrap hide-narrow">
-                  <RelativeTime value={hook.createdAt} />
-                </td>
-                {owner ? (
-                  <td className="actions nowrap">
-                    <button
-                      type="button"
-                      className="button button-small"
-                      onClick={() => test.mutate({ id: envId, webhookId: hook.id })}
-                      disabled={test.isPending && test.variables?.webhookId === hook.id}
-                      aria-label={`Send a test to ${hook.maskedUrl}`}
-                    >
-                      {test.isPending && test.variables?.webhookId === hook.id ? 'Sending…' : 'Test'}
-                    </button>{' '}
-                    <button
-                      type="button"
-                      className="button button-small button-danger-quiet"
-                      onClick={() => remove.mutate({ id: envId, webhookId: hook.id })}
-                      disabled={remove.isPending && remove.variables?.webhookId === hook.id}
-                      aria-label={`Remove webhook ${hook.maskedUrl}`}
-                    >
-                      Remove
-                    </button>
-                  </td>
-                ) : null}
-              </tr>
-            )}
-          />
+      <QueryTable
+        query={hooks}
+        loading="Loading webhooks…"
+        failed="Webhooks could not be loaded"
+        label="Webhooks"
+        columns={['URL', 'Events', { label: 'Added', className: 'hide-narrow' }, owner && { label: <span className="visually-hidden">Actions</span> }]}
+        empty={<EmptyState title="No webhooks yet.">Send failing CI verdicts, new production queries and new index recommendations to Slack or any HTTPS endpoint.</EmptyState>}
+        row={(hook) => (
+          <tr key={hook.id}>
+            <td className="break">
+              <code>{hook.maskedUrl}</code> {hook.format === 'slack' ? <Badge tone="accent">Slack</Badge> : null}
+            </td>
+            <td>
+              {hook.events.map((event) => (
+                <code key={event} className="webhook-event">
+                  {event}
+                </code>
+              ))}
+            </td>
+            <td className="nowrap hide-narrow">
+              <RelativeTime value={hook.createdAt} />
+            </td>
+            {owner ? (
+              <td className="actions nowrap">
+                <button
+                  type="button"
+                  className="button button-small"
+                  onClick={() => test.mutate({ id: envId, webhookId: hook.id })}
+                  disabled={test.isPending && test.variables?.webhookId === hook.id}
+                  aria-label={`Send a test to ${hook.maskedUrl}`}
+                >
+                  {test.isPending && test.variables?.webhookId === hook.id ? 'Sending…' : 'Test'}
+                </button>{' '}
+                <button
+                  type="button"
+                  className="button button-small button-danger-quiet"
+                  onClick={() => remove.mutate({ id: envId, webhookId: hook.id })}
+                  disabled={remove.isPending && remove.variables?.webhookId === hook.id}
+                  aria-label={`Remove webhook ${hook.maskedUrl}`}
+                >
+                  Remove
+                </button>
+              </td>
+            ) : null}
+          </tr>
         )}
-      </Loaded>
+      />
       {test.data ? <TestResult result={test.data} /> : null}
       <FormError>{test.isError ? <>The test could not be sent: {messageOf(test.error)}</> : null}</FormError>
       <FormError>{remove.isError ? <>The webhook could not be removed: {messageOf(remove.error)}</> : null}</FormError>

@@ -5,8 +5,8 @@ import './history.css';
 import { Link } from 'react-router-dom';
 import type { HistoryRange } from '../../../shared/history';
 import { Card } from '../Card';
-import { DataTable } from '../DataTable';
-import { EmptyState, Loaded } from '../States';
+import { QueryTable } from '../DataTable';
+import { EmptyState } from '../States';
 import { queryPath } from '../../lib/paths';
 import { formatDuration, formatNumber } from '../../lib/time';
 import { trpc } from '../../trpc';
@@ -46,47 +46,43 @@ export function ProductionHistorySection({ envId, snapshotIntervalSeconds, effec
         <SnapshotInterval envId={envId} seconds={snapshotIntervalSeconds} effectiveSeconds={effectiveSnapshotIntervalSeconds} />
       </div>
       <h3 className="history-subtitle">Top queries by total time</h3>
-      <Loaded query={top} loading="Loading top queries…" failed="Top queries could not be loaded">
-        {(rows) => (
-          <DataTable
-            label="Top queries"
-            columns={TOP_COLUMNS}
-            rows={rows}
-            empty={
-              <EmptyState title={`No production calls in ${rangeLabel(range)}`}>
-                With a production connection, pg_stat_statements is read on a schedule; points appear from the second reading on.
-              </EmptyState>
-            }
-            row={(row) => (
-              <tr key={row.hash}>
-                <QueryCell envId={envId} query={row} />
-                <td className="numeric">{formatNumber(row.calls)}</td>
-                <td className="numeric">{formatDuration(row.totalTimeMs)}</td>
-                <td className="numeric">{formatDuration(row.meanTimeMs)}</td>
-              </tr>
-            )}
-          />
+      <QueryTable
+        query={top}
+        loading="Loading top queries…"
+        failed="Top queries could not be loaded"
+        label="Top queries"
+        columns={TOP_COLUMNS}
+        empty={
+          <EmptyState title={`No production calls in ${rangeLabel(range)}`}>
+            With a production connection, pg_stat_statements is read on a schedule; points appear from the second reading on.
+          </EmptyState>
+        }
+        row={(row) => (
+          <tr key={row.hash}>
+            <QueryCell envId={envId} query={row} />
+            <td className="numeric">{formatNumber(row.calls)}</td>
+            <td className="numeric">{formatDuration(row.totalTimeMs)}</td>
+            <td className="numeric">{formatDuration(row.meanTimeMs)}</td>
+          </tr>
         )}
-      </Loaded>
+      />
       <h3 className="history-subtitle">Regressed: mean time up more than 50% against the {rangeLabel(range).replace('the last', 'previous')}</h3>
-      <Loaded query={regressed} loading="Loading regressions…" failed="Regressions could not be loaded">
-        {(rows) => (
-          <DataTable
-            label="Regressed queries"
-            columns={REGRESSED_COLUMNS}
-            rows={rows}
-            empty={<p className="muted">No query got slower.</p>}
-            row={(row) => (
-              <tr key={row.hash}>
-                <QueryCell envId={envId} query={row} />
-                <td className="numeric">{formatDuration(row.previousMeanTimeMs)}</td>
-                <td className="numeric">{formatDuration(row.meanTimeMs)}</td>
-                <td className="numeric regressed">+{formatNumber(Math.round(row.changePercent))}%</td>
-              </tr>
-            )}
-          />
+      <QueryTable
+        query={regressed}
+        loading="Loading regressions…"
+        failed="Regressions could not be loaded"
+        label="Regressed queries"
+        columns={REGRESSED_COLUMNS}
+        empty={<p className="muted">No query got slower.</p>}
+        row={(row) => (
+          <tr key={row.hash}>
+            <QueryCell envId={envId} query={row} />
+            <td className="numeric">{formatDuration(row.previousMeanTimeMs)}</td>
+            <td className="numeric">{formatDuration(row.meanTimeMs)}</td>
+            <td className="numeric regressed">+{formatNumber(Math.round(row.changePercent))}%</td>
+          </tr>
         )}
-      </Loaded>
+      />
     </Card>
   );
 }
