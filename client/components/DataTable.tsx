@@ -5,12 +5,12 @@ import { Loaded, type QueryLike } from './States';
 import { TableHead, type MaybeColumn } from './TableHead';
 
 interface DataTableProps<T> {
-  /** The table's accessible name. */
-  label: string;
+  /** The table's accessible name; without it, the heading before the table names it. */
+  label?: string;
   columns: readonly MaybeColumn[];
   rows: readonly T[];
   /** One row's `<tr>`, keyed. */
-  row: (item: T) => ReactNode;
+  row: (item: T, index: number) => ReactNode;
   /** Shown instead of the table when `rows` is empty; without it, an empty table. */
   empty?: ReactNode;
   /** Classes beside `data-table`. */

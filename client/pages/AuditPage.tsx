@@ -10,7 +10,7 @@ import { Card } from '../components/Card';
 import { SelectField } from '../components/Field';
 import { RelativeTime } from '../components/RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../components/States';
-import { TableHead } from '../components/TableHead';
+import { DataTable } from '../components/DataTable';
 import { useMeState } from '../hooks/useMe';
 import { environmentPath } from '../lib/paths';
 import { readsAudit } from '../lib/session';
@@ -81,19 +81,16 @@ function AuditLog({ admin, ownedIds }: { admin: boolean; ownedIds: ReadonlySet<s
         <Loading label="Loading the audit log…" />
       ) : log.isError ? (
         <ErrorState title="The audit log could not be loaded" error={log.error} onRetry={() => log.refetch()} />
-      ) : rows.length === 0 ? (
-        <EmptyState title={offset > 0 ? 'No older entries.' : 'No changes recorded yet.'}>Every change made through the app or the API is recorded here.</EmptyState>
       ) : (
-        <div className="table-scroll" aria-busy={log.isFetching}>
-          <table className="data-table audit-table" aria-label="Audit log, newest first">
-            <TableHead columns={COLUMNS} />
-            <tbody>
-              {rows.map((entry) => (
-                <AuditRow key={entry.id} entry={entry} environments={byId} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Audit log, newest first"
+          className="audit-table"
+          busy={log.isFetching}
+          columns={COLUMNS}
+          rows={rows}
+          empty={<EmptyState title={offset > 0 ? 'No older entries.' : 'No changes recorded yet.'}>Every change made through the app or the API is recorded here.</EmptyState>}
+          row={(entry) => <AuditRow key={entry.id} entry={entry} environments={byId} />}
+        />
       )}
       <div className="pager">
         <button type="button" className="button button-small" onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))} disabled={offset === 0 || log.isFetching}>

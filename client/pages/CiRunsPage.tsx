@@ -6,7 +6,7 @@ import { Badge } from '../components/Badge';
 import { EnvironmentBadge, RunContext } from '../components/ci/RunSummary';
 import { RelativeTime } from '../components/RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../components/States';
-import { TableHead } from '../components/TableHead';
+import { DataTable } from '../components/DataTable';
 import { VerdictBadge } from '../components/verdict/VerdictBadge';
 import { runPath } from '../lib/paths';
 import { nextOffset } from '../lib/queries';
@@ -48,38 +48,37 @@ export function CiRunsPage() {
           </EmptyState>
         ) : (
           <>
-            <div className="table-scroll">
-              <table className="data-table runs-table" aria-label="CI runs, newest first">
-                <TableHead columns={COLUMNS} />
-                <tbody>
-                  {rows.map((run) => (
-                    <tr key={run.id}>
-                      <td>
-                        <div className="run-title">
-                          <Link to={runPath(run.id)} className="repo-name">
-                            {run.repo}
-                          </Link>
-                          <EnvironmentBadge environment={run.environment} />
-                          {run.environment ? <VerdictBadge status={run.verdictStatus} /> : null}
-                        </div>
-                        <RunContext run={run} />
-                      </td>
-                      <td className="numeric">
-                        {formatNumber(run.queryCount)}
-                        {run.newQueryCount > 0 ? (
-                          <div>
-                            <Badge tone="success">{formatNumber(run.newQueryCount)} new</Badge>
-                          </div>
-                        ) : null}
-                      </td>
-                      <td className="nowrap">
-                        <RelativeTime value={run.createdAt} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              label="CI runs, newest first"
+              className="runs-table"
+              columns={COLUMNS}
+              rows={rows}
+              row={(run) => (
+                <tr key={run.id}>
+                  <td>
+                    <div className="run-title">
+                      <Link to={runPath(run.id)} className="repo-name">
+                        {run.repo}
+                      </Link>
+                      <EnvironmentBadge environment={run.environment} />
+                      {run.environment ? <VerdictBadge status={run.verdictStatus} /> : null}
+                    </div>
+                    <RunContext run={run} />
+                  </td>
+                  <td className="numeric">
+                    {formatNumber(run.queryCount)}
+                    {run.newQueryCount > 0 ? (
+                      <div>
+                        <Badge tone="success">{formatNumber(run.newQueryCount)} new</Badge>
+                      </div>
+                    ) : null}
+                  </td>
+                  <td className="nowrap">
+                    <RelativeTime value={run.createdAt} />
+                  </td>
+                </tr>
+              )}
+            />
             {runs.hasNextPage ? (
               <button type="button" className="button" onClick={() => runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
                 {runs.isFetchingNextPage ? 'Loading…' : 'Load older runs'}

@@ -7,7 +7,7 @@ import type { RouterOutputs } from '../../trpc';
 import { Card } from '../Card';
 import { SqlBlock } from '../SqlBlock';
 import { EmptyState } from '../States';
-import { TableHead } from '../TableHead';
+import { DataTable } from '../DataTable';
 
 type Run = RouterOutputs['ci']['get'];
 
@@ -20,28 +20,27 @@ export function RunQueries({ run }: { run: Run }) {
       {run.queries.length === 0 ? (
         <EmptyState title="This run reported no queries." />
       ) : (
-        <div className="table-scroll">
-          <table className="data-table queries-table" aria-label="Queries of this run">
-            <TableHead columns={COLUMNS} />
-            <tbody>
-              {run.queries.map((query) => (
-                <tr key={query.hash}>
-                  <td className="query-cell">
-                    {envId ? (
-                      <Link to={queryPath(envId, query.hash)} className="query-link" aria-label={`Open query ${query.hash} in the catalog`}>
-                        <SqlBlock sql={query.formattedQuery} compact />
-                      </Link>
-                    ) : (
-                      <SqlBlock sql={query.formattedQuery} compact />
-                    )}
-                  </td>
-                  <td className="numeric">{query.calls === null ? '—' : formatNumber(query.calls)}</td>
-                  <td className="numeric">{query.meanTimeMs === null ? '—' : formatDuration(query.meanTimeMs)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Queries of this run"
+          className="queries-table"
+          columns={COLUMNS}
+          rows={run.queries}
+          row={(query) => (
+            <tr key={query.hash}>
+              <td className="query-cell">
+                {envId ? (
+                  <Link to={queryPath(envId, query.hash)} className="query-link" aria-label={`Open query ${query.hash} in the catalog`}>
+                    <SqlBlock sql={query.formattedQuery} compact />
+                  </Link>
+                ) : (
+                  <SqlBlock sql={query.formattedQuery} compact />
+                )}
+              </td>
+              <td className="numeric">{query.calls === null ? '—' : formatNumber(query.calls)}</td>
+              <td className="numeric">{query.meanTimeMs === null ? '—' : formatDuration(query.meanTimeMs)}</td>
+            </tr>
+          )}
+        />
       )}
     </Card>
   );

@@ -17,8 +17,8 @@ import { ConfirmDialog } from '../ConfirmDialog';
 import { FormError, SelectField, SubmitButton, TextField } from '../Field';
 import { RelativeTime } from '../RelativeTime';
 import { RoleNote } from '../RoleNote';
-import { EmptyState, ErrorState, Loading } from '../States';
-import { TableHead } from '../TableHead';
+import { EmptyState } from '../States';
+import { QueryTable } from '../DataTable';
 
 const ROLE_OPTIONS = ENV_ROLES.map((role) => ({ value: role, label: role[0]!.toUpperCase() + role.slice(1) }));
 const ROLE_TONES = { owner: 'accent', editor: 'success', viewer: 'neutral' } as const;
@@ -147,24 +147,15 @@ export function MembersSection({ envId }: { envId: string }) {
   const columns = ['Person', 'Role', { label: 'Added', className: 'hide-narrow' }, ...(owner ? [{ label: <span className="visually-hidden">Actions</span> }] : [])];
   return (
     <Card id="members-heading" title="Members" count={members.data?.length}>
-      {members.isPending ? (
-        <Loading label="Loading members…" />
-      ) : members.isError ? (
-        <ErrorState title="Members could not be loaded" error={members.error} onRetry={() => members.refetch()} />
-      ) : members.data.length === 0 ? (
-        <EmptyState title="No members yet.">Only admins can open this environment until someone is added.</EmptyState>
-      ) : (
-        <div className="table-scroll">
-          <table className="data-table" aria-label="Members">
-            <TableHead columns={columns} />
-            <tbody>
-              {members.data.map((member) => (
-                <MemberRow key={member.email} envId={envId} member={member} owner={owner} me={me?.email} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryTable
+        query={members}
+        loading="Loading members…"
+        failed="Members could not be loaded"
+        label="Members"
+        columns={columns}
+        empty={<EmptyState title="No members yet.">Only admins can open this environment until someone is added.</EmptyState>}
+        row={(member) => <MemberRow key={member.email} envId={envId} member={member} owner={owner} me={me?.email} />}
+      />
       {owner ? <AddMemberForm envId={envId} /> : <RoleNote needed="owner" role={role} action="add members and change their roles" />}
     </Card>
   );

@@ -7,7 +7,7 @@ import { Badge } from '../Badge';
 import { Fact, Facts } from '../Facts';
 import { RelativeTime } from '../RelativeTime';
 import { SqlBlock } from '../SqlBlock';
-import { TableHead } from '../TableHead';
+import { DataTable } from '../DataTable';
 import { qualified } from './schema-search';
 
 export function TableDetails({ table, indexes, constraints, triggers }: { table: Table; indexes: Index[]; constraints: Constraint[]; triggers: Trigger[] }) {
@@ -57,31 +57,28 @@ export function TableDetails({ table, indexes, constraints, triggers }: { table:
 
 function Columns({ columns }: { columns: Column[] }) {
   return (
-    <div className="table-scroll">
-      <table className="data-table">
-        <TableHead columns={['Name', 'Type', 'Nullable', 'Default']} />
-        <tbody>
-          {columns.map((column) => (
-            <tr key={column.name}>
-              <td>
-                <code>{column.name}</code>
-                {column.comment ? <div className="muted small">{column.comment}</div> : null}
-              </td>
-              <td>
-                <code>{column.type}</code>
-                {column.collation ? <span className="muted small"> collate {column.collation}</span> : null}
-              </td>
-              <td>{column.nullable ? 'yes' : 'not null'}</td>
-              <td>
-                {column.identity ? <Badge>identity {column.identity === 'always' ? 'always' : 'by default'}</Badge> : null}
-                {column.generated ? <code>generated {column.generated}: {column.generationExpression}</code> : null}
-                {column.default ? <code>{column.default}</code> : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={['Name', 'Type', 'Nullable', 'Default']}
+      rows={columns}
+      row={(column) => (
+        <tr key={column.name}>
+          <td>
+            <code>{column.name}</code>
+            {column.comment ? <div className="muted small">{column.comment}</div> : null}
+          </td>
+          <td>
+            <code>{column.type}</code>
+            {column.collation ? <span className="muted small"> collate {column.collation}</span> : null}
+          </td>
+          <td>{column.nullable ? 'yes' : 'not null'}</td>
+          <td>
+            {column.identity ? <Badge>identity {column.identity === 'always' ? 'always' : 'by default'}</Badge> : null}
+            {column.generated ? <code>generated {column.generated}: {column.generationExpression}</code> : null}
+            {column.default ? <code>{column.default}</code> : null}
+          </td>
+        </tr>
+      )}
+    />
   );
 }
 
@@ -162,21 +159,19 @@ function SampleRows({ table }: { table: Table }) {
   // only the columns the sample holds (a column may be left out of sampling)
   const columns = table.columns.map((c) => c.name).filter((name) => rows.some((row) => name in row));
   return (
-    <div className="table-scroll">
-      <table className="data-table data-table-compact">
-        <TableHead columns={columns} />
-        <tbody>
-          {rows.map((row, i) => (
-            <tr key={i}>
-              {columns.map((name) => (
-                <td key={name} className="truncate">
-                  {cell(row[name])}
-                </td>
-              ))}
-            </tr>
+    <DataTable
+      className="data-table-compact"
+      columns={columns}
+      rows={rows}
+      row={(row, i) => (
+        <tr key={i}>
+          {columns.map((name) => (
+            <td key={name} className="truncate">
+              {cell(row[name])}
+            </td>
           ))}
-        </tbody>
-      </table>
-    </div>
+        </tr>
+      )}
+    />
   );
 }
