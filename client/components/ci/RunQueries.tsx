@@ -17,31 +17,28 @@ export function RunQueries({ run }: { run: Run }) {
   const envId = run.environment?.id;
   return (
     <Card id="run-queries-heading" title="Queries" count={formatNumber(run.queries.length)}>
-      {run.queries.length === 0 ? (
-        <EmptyState title="This run reported no queries." />
-      ) : (
-        <DataTable
-          label="Queries of this run"
-          className="queries-table"
-          columns={COLUMNS}
-          rows={run.queries}
-          row={(query) => (
-            <tr key={query.hash}>
-              <td className="query-cell">
-                {envId ? (
-                  <Link to={queryPath(envId, query.hash)} className="query-link" aria-label={`Open query ${query.hash} in the catalog`}>
-                    <SqlBlock sql={query.formattedQuery} compact />
-                  </Link>
-                ) : (
+      <DataTable
+        label="Queries of this run"
+        className="queries-table"
+        columns={COLUMNS}
+        rows={run.queries}
+        empty={<EmptyState title="This run reported no queries." />}
+        row={(query) => (
+          <tr key={query.hash}>
+            <td className="query-cell">
+              {envId ? (
+                <Link to={queryPath(envId, query.hash)} className="query-link" aria-label={`Open query ${query.hash} in the catalog`}>
                   <SqlBlock sql={query.formattedQuery} compact />
-                )}
-              </td>
-              <td className="numeric">{query.calls === null ? '—' : formatNumber(query.calls)}</td>
-              <td className="numeric">{query.meanTimeMs === null ? '—' : formatDuration(query.meanTimeMs)}</td>
-            </tr>
-          )}
-        />
-      )}
+                </Link>
+              ) : (
+                <SqlBlock sql={query.formattedQuery} compact />
+              )}
+            </td>
+            <td className="numeric">{query.calls === null ? '—' : formatNumber(query.calls)}</td>
+            <td className="numeric">{query.meanTimeMs === null ? '—' : formatDuration(query.meanTimeMs)}</td>
+          </tr>
+        )}
+      />
     </Card>
   );
 }
