@@ -9,7 +9,7 @@ import { formatExact } from '../../lib/time';
 import { Badge } from '../Badge';
 import { ConfirmDialog } from '../ConfirmDialog';
 import { RelativeTime } from '../RelativeTime';
-import { TableHead, type Column } from '../TableHead';
+import { DataTable } from '../DataTable';
 
 function TokenStatus({ token, now }: { token: TokenSummary; now: number }) {
   if (token.revokedAt) {
@@ -59,48 +59,47 @@ export function TokenTable({
       await onRevoked?.();
     },
   });
-  const columns: (string | Column)[] = [
-    'Name',
-    ...(showOwner ? ['Owner'] : []),
-    ...(showScopes ? ['Scopes'] : []),
-    { label: 'Created', className: 'hide-narrow' },
-    'Last used',
-    'Expires',
-    'Status',
-    ...(revoke ? [{ label: <span className="visually-hidden">Actions</span> }] : []),
-  ];
   return (
-    <div className="table-scroll">
-      <table className="data-table" aria-label={label}>
-        <TableHead columns={columns} />
-        <tbody>
-          {tokens.map((token) => (
-            <tr key={token.id} className={token.revokedAt ? 'row-muted' : undefined}>
-              <td>{token.name}</td>
-              {showOwner ? <td>{token.owner ?? '—'}</td> : null}
-              {showScopes ? <td>{token.scopes.join(', ')}</td> : null}
-              <td className="nowrap hide-narrow">
-                <RelativeTime value={token.createdAt} />
-                <div className="muted small">by {token.createdBy}</div>
+    <>
+      <DataTable
+        label={label}
+        columns={[
+          'Name',
+          showOwner && 'Owner',
+          showScopes && 'Scopes',
+          { label: 'Created', className: 'hide-narrow' },
+          'Last used',
+          'Expires',
+          'Status',
+          revoke && { label: <span className="visually-hidden">Actions</span> },
+        ]}
+        rows={tokens}
+        row={(token) => (
+          <tr key={token.id} className={token.revokedAt ? 'row-muted' : undefined}>
+            <td>{token.name}</td>
+            {showOwner ? <td>{token.owner ?? '—'}</td> : null}
+            {showScopes ? <td>{token.scopes.join(', ')}</td> : null}
+            <td className="nowrap hide-narrow">
+              <RelativeTime value={token.createdAt} />
+              <div className="muted small">by {token.createdBy}</div>
+            </td>
+            <td className="nowrap">{token.lastUsedAt ? <RelativeTime value={token.lastUsedAt} /> : <span className="muted">never</span>}</td>
+            <td className="nowrap">{token.expiresAt ? <ExpiryDate value={token.expiresAt} /> : <span className="muted">never</span>}</td>
+            <td>
+              <TokenStatus token={token} now={now} />
+            </td>
+            {revoke ? (
+              <td className="actions">
+                {token.revokedAt ? null : (
+                  <button type="button" className="button button-small button-danger-quiet" onClick={() => setRevoking(token)} aria-label={`Revoke ${token.name}`}>
+                    Revoke
+                  </button>
+                )}
               </td>
-              <td className="nowrap">{token.lastUsedAt ? <RelativeTime value={token.lastUsedAt} /> : <span className="muted">never</span>}</td>
-              <td className="nowrap">{token.expiresAt ? <ExpiryDate value={token.expiresAt} /> : <span className="muted">never</span>}</td>
-              <td>
-                <TokenStatus token={token} now={now} />
-              </td>
-              {revoke ? (
-                <td className="actions">
-                  {token.revokedAt ? null : (
-                    <button type="button" className="button button-small button-danger-quiet" onClick={() => setRevoking(token)} aria-label={`Revoke ${token.name}`}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              ) : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+            ) : null}
+          </tr>
+        )}
+      />
       {revoking ? (
         <ConfirmDialog
           title={`Revoke “${revoking.name}”?`}
@@ -117,6 +116,6 @@ export function TokenTable({
           <p>Whatever uses this token stops working at once. It cannot be undone: make a new token to replace it.</p>
         </ConfirmDialog>
       ) : null}
-    </div>
+    </>
   );
 }
