@@ -3,6 +3,7 @@
 // the commands that need the whole checkout (SOURCE_COMMANDS).
 import { parseArgs } from 'node:util';
 import { apiBase, ciReport, CliError, credentialOf, DEFAULT_AUDIENCE, QuerytrailUnavailable, type Io } from './ci-report';
+import { mcp } from './mcp';
 import { COMMENT_MODES, type CommentMode } from './pr-comment';
 import { FAIL_ON, FORMATS, noVerdict, reportVerdict, type FailOn, type Format } from './report-verdict';
 
@@ -51,6 +52,8 @@ Credentials (never on the command line, which other users can see):
   --audience AUD  the audience to ask GitHub for: the server's CI_OIDC_AUDIENCE
                   (default ${DEFAULT_AUDIENCE})                                  [QUERYTRAIL_AUDIENCE]
 
+For an AI assistant: \`querytrail mcp\` speaks MCP on stdio (querytrail mcp --help).
+
 Exit codes: 0 reported (verdict pass, warn or unavailable; no verdict without --strict),
 1 failing verdict (per --fail-on), database or API failure, 2 usage error.`;
 
@@ -85,6 +88,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     }
     return run(rest, env, io);
   }
+  if (command === 'mcp') return mcp(rest, env, io);
   if (command !== 'ci-report') {
     io.err(`querytrail: unknown command "${command}"\n\n${USAGE}`);
     return 2;

@@ -92,6 +92,8 @@ export const ACCESS: Record<string, Declaration> = {
   'analysis.latest': viewer,
   'analysis.indexHealth': viewer,
   'analysis.query': viewer,
+  // planned in the shadow only: reading, as the rest of a viewer's procedures
+  'analysis.explain': viewer,
   'analysis.ciRun': { rule: { need: 'run', role: 'viewer' } },
 
   'ci.ingest': { rule: { need: 'ingest' }, audit: false },
