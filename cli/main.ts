@@ -3,7 +3,6 @@
 // the commands that need the whole checkout (SOURCE_COMMANDS).
 import { parseArgs } from 'node:util';
 import { apiBase, ciReport, CliError, credentialOf, DEFAULT_AUDIENCE, QuerytrailUnavailable, type Io } from './ci-report';
-import { mcp } from './mcp';
 import { COMMENT_MODES, type CommentMode } from './pr-comment';
 import { FAIL_ON, FORMATS, noVerdict, reportVerdict, type FailOn, type Format } from './report-verdict';
 
@@ -88,7 +87,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     }
     return run(rest, env, io);
   }
-  if (command === 'mcp') return mcp(rest, env, io);
+  // loaded only when asked for: ci-report, the command CI runs, never evaluates the MCP SDK
+  if (command === 'mcp') return (await import('./mcp')).mcp(rest, env, io);
   if (command !== 'ci-report') {
     io.err(`querytrail: unknown command "${command}"\n\n${USAGE}`);
     return 2;

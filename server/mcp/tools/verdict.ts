@@ -2,7 +2,7 @@
 // (that pull request's latest run). Its findings come a page at a time.
 import { z } from 'zod';
 import { ciRunSummary } from '../../../shared/ci';
-import { verdictSchema } from '../../../shared/policy';
+import { policySchema, verdictSchema } from '../../../shared/policy';
 import { idSchema, repoSchema } from '../../../shared/validation';
 import { badRequest, notFound } from '../../errors';
 import { pageSizeInput, READ_ONLY, type Caller, type Registration } from '../caller';
@@ -11,6 +11,12 @@ import { answer } from '../results';
 
 const PAGE = 20;
 const MAX_PAGE = 50;
+
+// The verdict without its findings (paged beside it). Its policy as read back: the lists are
+// already de-duplicated and sorted, so they are plain lists (a JSON Schema has no transforms).
+const verdictOutput = verdictSchema.omit({ findings: true }).extend({
+  policy: policySchema.extend({ ignoredHashes: z.array(z.string()), ignoredCallSites: z.array(z.string()) }),
+});
 
 export const verdictTools: Registration = (server, caller) => {
   server.registerTool(
@@ -27,7 +33,7 @@ export const verdictTools: Registration = (server, caller) => {
         limit: pageSizeInput(MAX_PAGE, PAGE),
         cursor: cursorInput,
       },
-      outputSchema: { run: ciRunSummary, verdict: verdictSchema.omit({ findings: true }), findings: verdictSchema.shape.findings, ...pageFields },
+      outputSchema: { run: ciRunSummary, verdict: verdictOutput, findings: verdictSchema.shape.findings, ...pageFields },
       annotations: READ_ONLY,
     },
     (input) =>
