@@ -131,7 +131,7 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
   });
 
   it('refuses a request without a token, or with a bad one, before any tool', async () => {
-    for (const headers of [{}, { authorization: 'Bearer qt_pat_not-a-real-token' }]) {
+    for (const headers of [{}, { authorization: 'Bearer qt_pat_not-a-real-token' }] as Record<string, string>[]) {
       const answer = await requestJson(`${server.url}/mcp`, {
         method: 'POST',
         headers: { ...headers, accept: 'application/json, text/event-stream' },
