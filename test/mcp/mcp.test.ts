@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForAnalysis } from '../../server/analysis/jobs';
 import { waitForRunVerdict } from '../../server/verdict/jobs';
 import { requestJson } from '../support/api';
 import { startPostgres, type PostgresServer } from '../support/postgres';
@@ -209,6 +210,24 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     expect(ddl.message).toMatch(/DROP is not planned/);
     const { rows } = await production.query<{ n: string }>('SELECT count(*) AS n FROM orders', [], 'shop');
     expect(rows[0]!.n).toBe('50000');
+  }, 300_000);
+
+  it("reads the latest analysis' index recommendations within a budget, index health and an empty history", async () => {
+    const client = await connectHttp(viewerToken);
+    expect(refusal(await call(client, 'recommend_indexes', { environment: envA })).message).toMatch(/none has run yet/);
+    const started = await requestAs(server, breakGlass, `/api/env/${envA}/analyze`, { method: 'POST' });
+    expect(started.status, started.text).toBe(202);
+    await waitForAnalysis(started.body.id as string);
+
+    const all = data(await call(client, 'recommend_indexes', { environment: envA })) as { analysis: { status: string }; indexes: { createIndex: string }[]; total: number };
+    expect(all.analysis.status).toBe('done');
+    expect(all.indexes.map((i) => i.createIndex).join('\n')).toMatch(/customer_id/);
+    const one = data(await call(client, 'recommend_indexes', { environment: envA, budget: { maxIndexes: 1 } }));
+    expect(one).toMatchObject({ total: 1, nextCursor: null, indexes: [all.indexes[0]] });
+    expect(data(await call(client, 'index_health', { environment: envA }))).toMatchObject({ analysisId: started.body.id, nextCursor: null });
+    // production keeps no pg_stat_statements here: no history, and the answer says there is no more
+    expect(data(await call(client, 'top_queries', { environment: envA, window: '7d' }))).toMatchObject({ queries: [], nextCursor: null });
+    expect(data(await call(client, 'regressed_queries', { environment: envA }))).toMatchObject({ queries: [], nextCursor: null });
   }, 300_000);
 
   it('carries a hostile query text only as data: in structured results, never in tool descriptions', async () => {

@@ -2,7 +2,7 @@
 // recommend_indexes (the latest analysis' ranked indexes, optionally cut to a budget) and
 // index_health (production's unused, duplicate, redundant and invalid indexes).
 import { z } from 'zod';
-import { ANALYSIS_STATUSES, explainedQuerySchema, explainQueryInput, indexRecommendationSchema, workloadBudgetSchema, type IndexRecommendation, type WorkloadBudget } from '../../../shared/analysis';
+import { analysisStatusSchema, explainedQuerySchema, explainQueryInput, indexRecommendationSchema, workloadBudgetSchema, type IndexRecommendation, type WorkloadBudget } from '../../../shared/analysis';
 import { indexHealthEntrySchema } from '../../../shared/index-health';
 import { environmentInput, pageSizeInput, READ_ONLY, type Registration } from '../caller';
 import { cursorInput, offsetOf, pageFields, pageOf } from '../paging';
@@ -11,18 +11,10 @@ import { answer } from '../results';
 const PAGE = 10;
 const MAX_PAGE = 50;
 
-const analysisSummary = z.object({
-  id: z.string(),
-  status: z.enum(ANALYSIS_STATUSES),
-  phase: z.string(),
-  queryCount: z.number().int(),
-  connectionLabel: z.string(),
-  startedAt: z.string(),
-  finishedAt: z.string().nullable(),
-  error: z.string().nullable(),
-  warnings: z.array(z.string()),
-  hiddenIndexes: z.array(z.string()).describe('Non-empty for a what-if analysis: its indexes are ranked as if these were dropped'),
-});
+/** The latest analysis without its ranked indexes (paged beside it) and its progress counters. */
+const analysisSummary = analysisStatusSchema
+  .pick({ id: true, status: true, phase: true, queryCount: true, connectionLabel: true, startedAt: true, finishedAt: true, error: true, warnings: true })
+  .extend({ hiddenIndexes: z.array(z.string()).describe('Non-empty for a what-if analysis: its indexes are ranked as if these were dropped') });
 
 export const analysisTools: Registration = (server, caller) => {
   server.registerTool(
