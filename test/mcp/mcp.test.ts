@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForAnalysis } from '../../server/analysis/jobs';
+import { storePoints } from '../../server/history/snapshot';
 import { waitForRunVerdict } from '../../server/verdict/jobs';
 import { requestJson } from '../support/api';
 import { startPostgres, type PostgresServer } from '../support/postgres';
@@ -45,6 +46,8 @@ let production: PostgresServer;
 let envA = '';
 let envB = '';
 let viewerToken = '';
+let byCustomer = '';
+let count = '';
 const clients: Client[] = [];
 
 async function connectHttp(token?: string): Promise<Client> {
@@ -105,7 +108,18 @@ beforeAll(async () => {
   envB = (await admin('POST', '/env', { name: 'Payroll', slug: 'payroll' })).id!;
   await admin('POST', `/env/${envA}/connections`, { label: 'Primary', role: 'production', connectionString: productionUrl });
   await admin('POST', `/env/${envA}/repos`, { repo: REPO });
-  for (const query of [...PLAIN, HOSTILE]) await admin('POST', `/env/${envA}/queries`, { query });
+  const hashes: string[] = [];
+  for (const query of [...PLAIN, HOSTILE]) hashes.push((await admin('POST', `/env/${envA}/queries`, { query })).hash!);
+  [byCustomer, count] = hashes as [string, string];
+  // two days of hourly production history: by customer 2 ms a call, 8 ms over the last day; the count stays at 1 ms
+  const now = Date.now();
+  for (let t = now - 47 * 3_600_000; t < now; t += 3_600_000) {
+    const slow = t > now - 86_400_000;
+    await storePoints(server.services.store.db, envA, new Date(t), new Map([
+      [byCustomer, { calls: 100, totalTimeMs: 100 * (slow ? 8 : 2), rows: 1000, sharedBlksHit: 300, sharedBlksRead: 5 }],
+      [count, { calls: 500, totalTimeMs: 500, rows: 500, sharedBlksHit: 100, sharedBlksRead: 0 }],
+    ]));
+  }
   await admin('POST', `/env/${envB}/queries`, { query: 'SELECT salary FROM payroll WHERE id = 1' });
   const run = await admin('POST', '/ci/runs', { repo: REPO, runId: 'run-7', pullRequest: 7, queries: [{ query: PLAIN[0], calls: 3 }] });
   await waitForRunVerdict(run.id!);
@@ -185,6 +199,9 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     expect(byFingerprint).toMatchObject({ queries: [{ hash }], total: 1 });
     const entry = data(await call(client, 'get_query', { environment: envA, hash }));
     expect(entry).toMatchObject({ query: { hash, query: PLAIN[0] }, history: { window: '7d' } });
+    const resource = await client.readResource({ uri: `querytrail://environments/${envA}/queries/${hash}` });
+    expect(JSON.parse((resource.contents[0] as { text: string }).text)).toMatchObject({ hash, query: PLAIN[0] });
+    await expect(client.readResource({ uri: `querytrail://environments/${envB}/queries/${hash}` })).rejects.toThrow(/not_found/);
 
     const verdict = data(await call(client, 'get_verdict', { repo: REPO, pullRequest: 7 }));
     expect(verdict).toMatchObject({ run: { repo: REPO, pullRequest: 7, runId: 'run-7' }, verdict: { status: expect.stringMatching(/^(pass|warn|fail)$/) } });
@@ -212,7 +229,7 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     expect(rows[0]!.n).toBe('50000');
   }, 300_000);
 
-  it("reads the latest analysis' index recommendations within a budget, index health and an empty history", async () => {
+  it("reads the latest analysis' index recommendations within a budget, and index health", async () => {
     const client = await connectHttp(viewerToken);
     expect(refusal(await call(client, 'recommend_indexes', { environment: envA })).message).toMatch(/none has run yet/);
     const started = await requestAs(server, breakGlass, `/api/env/${envA}/analyze`, { method: 'POST' });
@@ -225,10 +242,20 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     const one = data(await call(client, 'recommend_indexes', { environment: envA, budget: { maxIndexes: 1 } }));
     expect(one).toMatchObject({ total: 1, nextCursor: null, indexes: [all.indexes[0]] });
     expect(data(await call(client, 'index_health', { environment: envA }))).toMatchObject({ analysisId: started.body.id, nextCursor: null });
-    // production keeps no pg_stat_statements here: no history, and the answer says there is no more
-    expect(data(await call(client, 'top_queries', { environment: envA, window: '7d' }))).toMatchObject({ queries: [], nextCursor: null });
-    expect(data(await call(client, 'regressed_queries', { environment: envA }))).toMatchObject({ queries: [], nextCursor: null });
   }, 300_000);
+
+  it('ranks the heaviest and the regressed production queries of a window, a page at a time', async () => {
+    const client = await connectHttp(viewerToken);
+    const first = data(await call(client, 'top_queries', { environment: envA, window: '24h', by: 'calls', limit: 1 })) as { queries: { hash: string }[]; nextCursor: string };
+    expect(first.queries.map((q) => q.hash)).toEqual([count]);
+    const second = data(await call(client, 'top_queries', { environment: envA, window: '24h', by: 'calls', limit: 1, cursor: first.nextCursor }));
+    expect(second).toMatchObject({ queries: [{ hash: byCustomer, formattedQuery: expect.stringContaining('customer_id') }], nextCursor: null });
+    const regressed = data(await call(client, 'regressed_queries', { environment: envA, window: '24h' })) as { queries: { hash: string; changePercent: number }[] };
+    expect(regressed.queries.map((q) => q.hash)).toEqual([byCustomer]);
+    expect(regressed.queries[0]!.changePercent).toBeCloseTo(300);
+    const entry = data(await call(client, 'get_query', { environment: envA, hash: byCustomer }));
+    expect(entry).toMatchObject({ history: { window: '7d', points: 47, calls: 4700 } });
+  });
 
   it('carries a hostile query text only as data: in structured results, never in tool descriptions', async () => {
     const client = await connectHttp(viewerToken);
