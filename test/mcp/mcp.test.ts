@@ -145,7 +145,7 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['querytrail://environments/{id}', 'querytrail://environments/{id}/queries/{hash}']);
   });
 
-  it('refuses a request without a token, or with a bad one, before any tool', async () => {
+  it('refuses a request without a token, with a bad one, or riding a session cookie from another site, before any tool', async () => {
     for (const headers of [{}, { authorization: 'Bearer qt_pat_not-a-real-token' }] as Record<string, string>[]) {
       const answer = await requestJson(`${server.url}/mcp`, {
         method: 'POST',
@@ -156,6 +156,15 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
       expect(answer.body).toMatchObject({ error: { code: 'unauthorized' } });
     }
     await expect(connectHttp('qt_pat_not-a-real-token')).rejects.toThrow(/401|unauthorized/i);
+    // a browser's session cookie, sent by another site's page: refused as every cookie-authenticated change is
+    const person = await signedIn(server, 'viewer@acme.test');
+    const crossSite = await requestJson(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...person.headers, origin: 'https://evil.test', accept: 'application/json, text/event-stream' },
+      json: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body).toMatchObject({ error: { code: 'origin_not_allowed' } });
   });
 
   it("shows a viewer only their environments: another environment's catalog and resources are not found", async () => {
