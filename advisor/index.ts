@@ -45,6 +45,7 @@ export type { ScopeRequest } from './source-scope.js';
 export { queryRefs, subsetSnapshot, missingFrom, mergeSnapshots, refsOfScope, unchangedFor, type QueryRefs, type MissingScope } from './scope.js';
 export { planShape, indexesUsed, type PlanNode } from '../shared/plan.js';
 export { startShadowServer, type ShadowServer } from './shadow-server.js';
+export { refusalReason } from './statement.js';
 export { sweepShadows, useShadowRegistry } from './cluster-registry.js';
 export { keptKeyOf } from './kept-shadows.js';
 export { embeddedBinaries, serverUser, startKeptCluster, type KeptCluster } from './postgres-process.js';

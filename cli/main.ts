@@ -51,6 +51,8 @@ Credentials (never on the command line, which other users can see):
   --audience AUD  the audience to ask GitHub for: the server's CI_OIDC_AUDIENCE
                   (default ${DEFAULT_AUDIENCE})                                  [QUERYTRAIL_AUDIENCE]
 
+For an AI assistant: \`querytrail mcp\` speaks MCP on stdio (querytrail mcp --help).
+
 Exit codes: 0 reported (verdict pass, warn or unavailable; no verdict without --strict),
 1 failing verdict (per --fail-on), database or API failure, 2 usage error.`;
 
@@ -85,6 +87,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     }
     return run(rest, env, io);
   }
+  // loaded only when asked for: ci-report, the command CI runs, never evaluates the MCP SDK
+  if (command === 'mcp') return (await import('./mcp')).mcp(rest, env, io);
   if (command !== 'ci-report') {
     io.err(`querytrail: unknown command "${command}"\n\n${USAGE}`);
     return 2;

@@ -177,3 +177,18 @@ export const analyzeResponseSchema = z.object({
   hiddenIndexes: z.array(z.string()).default([]).meta({ description: 'The indexes planned as if dropped (schema.name)' }),
 });
 export type AnalyzeResponse = z.infer<typeof analyzeResponseSchema>;
+
+/** One statement planned on request against production's statistics in the shadow planner (never run anywhere). */
+export const explainQueryInput = z.object({
+  id: pathParam(idSchema),
+  sql: sqlText('Query', 100_000).min(1, 'Query must not be empty').meta({
+    description: 'One SELECT, INSERT, UPDATE, DELETE or MERGE statement (WITH allowed); anything else, or more than one statement, is refused',
+  }),
+});
+
+export const explainedQuerySchema = plannedQuerySchema.omit({ alternatives: true }).extend({
+  formattedQuery: z.string(),
+  snapshotAt: isoDate.meta({ description: "When the production snapshot (schema and statistics) planned against was read" }),
+  warnings: z.array(z.string()).meta({ description: 'Schema objects the shadow could not rebuild, statistics it could not restore' }),
+});
+export type ExplainedQuery = z.infer<typeof explainedQuerySchema>;

@@ -132,6 +132,7 @@ export const listRunsInput = z.object({
     .refine(isPlainLine, 'Repository must not contain control characters')
     .optional()
     .meta({ description: 'Only runs of this repository (case-insensitive)' }),
+  pullRequest: z.coerce.number().int().positive().max(INT32_MAX).optional().meta({ description: 'Only runs of this pull request number' }),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   offset: z.coerce.number().int().min(0).max(INT32_MAX).default(0),
 });
