@@ -51,7 +51,7 @@ async function reportToGitlab(env: NodeJS.ProcessEnv, report: VerdictReport): Pr
     {
       status: verdict.status,
       mode: report.comment,
-      body: (previous) => verdictMarkdown(verdict, context, { previous }),
+      body: (previous) => verdictMarkdown(verdict, context, { previous, review: 'merge request' }),
       warn: (message) => report.warn(`querytrail: warning: GitLab: ${message}`),
     },
   );

@@ -231,6 +231,8 @@ const MAX_ROWS = 50;
 export interface MarkdownOptions {
   /** The status the pull request's comment showed before this run (to say "passes now"). */
   previous?: VerdictStatus;
+  /** What the forge calls the review the note is on (GitLab: "merge request"). */
+  review?: string;
 }
 
 export function verdictMarkdown(verdict: Verdict, context: VerdictContext, options: MarkdownOptions = {}): string {
@@ -245,7 +247,7 @@ export function verdictMarkdown(verdict: Verdict, context: VerdictContext, optio
   const statements = statementsLine(verdict, '→');
   if (statements) out.push('', `Statements executed by the tests: ${statements.replace('statements executed: ', '')}.`);
   if (verdict.status === 'pass' && (options.previous === 'fail' || options.previous === 'warn')) {
-    out.push('', `The findings reported earlier on this pull request are resolved.`);
+    out.push('', `The findings reported earlier on this ${options.review ?? 'pull request'} are resolved.`);
   }
   if (verdict.findings.length) {
     out.push('', '| | Finding | Before → after | Query |', '| --- | --- | --- | --- |');

@@ -154,7 +154,6 @@ export function branchAllowed(branches: string[], ref: string | undefined, baseR
  * kept with their issuer, so a link pinned by one CI's token refuses the other's of the same name.
  */
 interface CiClaims {
-  required: string[];
   repository(payload: JWTPayload): string | undefined;
   repositoryId(payload: JWTPayload, issuer: string): string | undefined;
   /** The ref as refs/heads/<branch> (or refs/tags/, refs/pull/), as the branch rule reads it. */
@@ -163,7 +162,6 @@ interface CiClaims {
 }
 
 const GITHUB_CLAIMS: CiClaims = {
-  required: ['exp', 'sub', 'repository'],
   repository: (payload) => {
     const repository = stringClaim(payload, 'repository');
     return repository && /^[^/\s]+\/[^/\s]+$/.test(repository) ? repository : undefined;
@@ -174,7 +172,6 @@ const GITHUB_CLAIMS: CiClaims = {
 };
 
 const GITLAB_CLAIMS: CiClaims = {
-  required: ['exp', 'sub', 'project_path'],
   repository: (payload) => {
     const path = stringClaim(payload, 'project_path');
     return path && repoSchema.safeParse(path).data === path ? path : undefined;
@@ -226,7 +223,7 @@ export async function verifyCiIdToken(auth: AuthConfig, token: string): Promise<
       issuer: iss,
       audience: auth.ciAudience,
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      requiredClaims: ci.required,
+      requiredClaims: ['exp', 'sub'],
     }));
   } catch (error) {
     const reason = reasonOf(error, auth);
@@ -236,7 +233,10 @@ export async function verifyCiIdToken(auth: AuthConfig, token: string): Promise<
 
   const repository = ci.repository(payload);
   const subject = stringClaim(payload, 'sub');
-  if (!repository) throw refused(ci === GITLAB_CLAIMS ? 'its "project_path" claim is not a project path' : 'its "repository" claim is not owner/name');
+  if (!repository) {
+    if (ci === GITLAB_CLAIMS) throw refused('its "project_path" claim is not a project path');
+    throw refused(payload.repository === undefined ? 'it has no "repository" claim (GitHub) nor "project_path" claim (GitLab)' : 'its "repository" claim is not owner/name');
+  }
   if (!subject) throw refused('its "sub" claim is empty');
   const ref = ci.ref(payload);
   if (!branchAllowed(auth.ciBranches, ref, ci.baseRef(payload))) {
