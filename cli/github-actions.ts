@@ -8,6 +8,7 @@ import type { RunFields } from './ci-report';
 import type { CiProvider, VerdictReport } from './ci-provider';
 import { upsertPrComment } from './pr-comment';
 import { verdictMarkdown } from './verdict-format';
+import { sayNoteOutcome } from './verdict-note';
 import { annotations } from './workflow-commands';
 
 /** The pull request of a GitHub Actions run: the event's pull_request.number, else refs/pull/N/merge. */
@@ -72,18 +73,7 @@ export async function reportToGithub(env: NodeJS.ProcessEnv, report: VerdictRepo
       warn: (message) => report.warn(`querytrail: warning: GitHub: ${message}`),
     },
   );
-  switch (outcome.type) {
-    case 'created':
-    case 'updated':
-      report.say(`querytrail: ${outcome.type} the comment on ${repository}#${report.pullRequest}${outcome.url ? ` (${outcome.url})` : ''}`);
-      break;
-    case 'skipped':
-      report.say(`querytrail: no pull request comment: ${outcome.why}`);
-      break;
-    case 'failed':
-      report.warn(`querytrail: warning: the pull request comment was not written: ${outcome.message}`);
-      break;
-  }
+  sayNoteOutcome(outcome, { review: 'pull request', note: 'comment', where: `${repository}#${report.pullRequest}` }, report.say, report.warn);
 }
 
 export const githubActions: CiProvider = {

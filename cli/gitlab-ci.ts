@@ -7,6 +7,7 @@ import type { CiProvider, VerdictReport } from './ci-provider';
 import { CODE_QUALITY_FILE, codeQualityReport, fallbackPath, writeCodeQuality } from './code-quality';
 import { gitlabTokenOf, upsertMergeRequestNote } from './gitlab-notes';
 import { verdictMarkdown } from './verdict-format';
+import { sayNoteOutcome } from './verdict-note';
 
 /** What GitLab CI says about the job; flags and a run.json override these. */
 export function gitlabDefaults(env: NodeJS.ProcessEnv): Partial<RunFields> {
@@ -56,18 +57,7 @@ async function reportToGitlab(env: NodeJS.ProcessEnv, report: VerdictReport): Pr
     },
   );
   const where = `${env.CI_PROJECT_PATH || context.repo}!${report.pullRequest}`;
-  switch (outcome.type) {
-    case 'created':
-    case 'updated':
-      report.say(`querytrail: ${outcome.type} the note on ${where} (with ${token.variable})`);
-      break;
-    case 'skipped':
-      report.say(`querytrail: no merge request note: ${outcome.why}`);
-      break;
-    case 'failed':
-      report.warn(`querytrail: warning: the merge request note was not written: ${outcome.message}`);
-      break;
-  }
+  sayNoteOutcome(outcome, { review: 'merge request', note: 'note', where, detail: ` (with ${token.variable})` }, report.say, report.warn);
 }
 
 export const gitlabCi: CiProvider = {

@@ -63,3 +63,31 @@ export async function upsertVerdictNote(thread: NoteThread, request: NoteRequest
     return { type: 'failed', message: describe(error) };
   }
 }
+
+/** How a forge's note is named in ci-report's log: "the comment on acme/app#7", "the note on acme/shop!12". */
+export interface NoteWords {
+  /** "pull request", "merge request" */
+  review: string;
+  /** "comment", "note" */
+  note: string;
+  /** Where it is, e.g. acme/app#7. */
+  where: string;
+  /** Said after a written note, e.g. its URL. */
+  detail?: string;
+}
+
+/** Says what became of the note: written (say), not needed (say), or refused (warn; never the exit code). */
+export function sayNoteOutcome(outcome: NoteOutcome, words: NoteWords, say: (line: string) => void, warn: (line: string) => void): void {
+  switch (outcome.type) {
+    case 'created':
+    case 'updated':
+      say(`querytrail: ${outcome.type} the ${words.note} on ${words.where}${words.detail ?? (outcome.url ? ` (${outcome.url})` : '')}`);
+      break;
+    case 'skipped':
+      say(`querytrail: no ${words.review} ${words.note}: ${outcome.why}`);
+      break;
+    case 'failed':
+      warn(`querytrail: warning: the ${words.review} ${words.note} was not written: ${outcome.message}`);
+      break;
+  }
+}

@@ -4,8 +4,7 @@
 // request so tests can say exactly what was sent. A project is addressed by its numeric id or its
 // URL-encoded path (group%2Fsubgroup%2Fproject). Authentication as GitLab does it: PRIVATE-TOKEN
 // (a project access token) or JOB-TOKEN (CI_JOB_TOKEN, which the notes API does not accept here).
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readBody, serveLocally } from './local-server';
 
 export interface GitlabRequest {
   method: string;
@@ -48,12 +47,6 @@ export interface GitlabStandIn {
   close(): Promise<void>;
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 const BOT = { id: 901, username: 'project_4242_bot_querytrail', name: 'querytrail' };
 const REVIEWER = { id: 17, username: 'reviewer', name: 'A Reviewer' };
 
@@ -91,75 +84,69 @@ export async function startGitlabStandIn(project: GitlabProject): Promise<Gitlab
     commands_changes: {},
   });
 
-  const server: Server = createServer((request, response) => {
-    void (async () => {
-      const text = await readBody(request);
-      const header = (name: string) => {
-        const value = request.headers[name];
-        return typeof value === 'string' ? value : undefined;
-      };
-      const recorded: GitlabRequest = { method: request.method ?? 'GET', url: request.url ?? '/', privateToken: header('private-token'), jobToken: header('job-token') };
-      if (text) recorded.body = JSON.parse(text) as { body?: string };
-      requests.push(recorded);
-      const send = (status: number, json: unknown, headers: Record<string, string> = {}) => {
-        response.writeHead(status, { 'content-type': 'application/json', ...headers });
-        response.end(JSON.stringify(json));
-      };
+  const server = await serveLocally(async (request, response) => {
+    const text = await readBody(request);
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return typeof value === 'string' ? value : undefined;
+    };
+    const recorded: GitlabRequest = { method: request.method ?? 'GET', url: request.url ?? '/', privateToken: header('private-token'), jobToken: header('job-token') };
+    if (text) recorded.body = JSON.parse(text) as { body?: string };
+    requests.push(recorded);
+    const send = (status: number, json: unknown, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { 'content-type': 'application/json', ...headers });
+      response.end(JSON.stringify(json));
+    };
 
-      // GitLab's answers to a request it cannot authenticate, or whose token may not do this
-      if (recorded.jobToken !== undefined && recorded.privateToken === undefined) return send(401, { message: '401 Unauthorized' });
-      if (recorded.privateToken !== projectToken) return send(401, { message: '401 Unauthorized' });
+    // GitLab's answers to a request it cannot authenticate, or whose token may not do this
+    if (recorded.jobToken !== undefined && recorded.privateToken === undefined) return send(401, { message: '401 Unauthorized' });
+    if (recorded.privateToken !== projectToken) return send(401, { message: '401 Unauthorized' });
 
-      const target = new URL(recorded.url, url);
-      // the raw path: an encoded project path must stay one segment
-      const raw = (recorded.url.split('?')[0] ?? '').split('/');
-      const [, api, version, projects, id, mergeRequests, iidText, notes, noteId, ...rest] = raw;
-      if (api !== 'api' || version !== 'v4' || projects !== 'projects' || mergeRequests !== 'merge_requests' || notes !== 'notes' || rest.length > 0) {
-        return send(404, { error: '404 Not Found' });
-      }
-      const projectRef = decodeURIComponent(id ?? '');
-      if (projectRef !== String(project.id) && projectRef.toLowerCase() !== project.path.toLowerCase()) return send(404, { message: '404 Project Not Found' });
-      const iid = Number(iidText);
-      if (!project.mergeRequests.includes(iid)) return send(404, { message: '404 Not found' });
+    const target = new URL(recorded.url, url);
+    // the raw path: an encoded project path must stay one segment
+    const raw = (recorded.url.split('?')[0] ?? '').split('/');
+    const [, api, version, projects, id, mergeRequests, iidText, notes, noteId, ...rest] = raw;
+    if (api !== 'api' || version !== 'v4' || projects !== 'projects' || mergeRequests !== 'merge_requests' || notes !== 'notes' || rest.length > 0) {
+      return send(404, { error: '404 Not Found' });
+    }
+    const projectRef = decodeURIComponent(id ?? '');
+    if (projectRef !== String(project.id) && projectRef.toLowerCase() !== project.path.toLowerCase()) return send(404, { message: '404 Project Not Found' });
+    const iid = Number(iidText);
+    if (!project.mergeRequests.includes(iid)) return send(404, { message: '404 Not found' });
 
-      if (noteId === undefined && request.method === 'GET') {
-        // GET .../notes: newest first by default; per_page (default 20, max 100), page; x-next-page empty on the last page
-        const all = stored.filter((n) => n.noteable_iid === iid).reverse();
-        const perPage = Math.min(100, Number(target.searchParams.get('per_page') ?? 20));
-        const page = Number(target.searchParams.get('page') ?? 1);
-        const pages = Math.max(1, Math.ceil(all.length / perPage));
-        return send(200, all.slice((page - 1) * perPage, page * perPage).map(shape), {
-          'x-page': String(page),
-          'x-per-page': String(perPage),
-          'x-next-page': page < pages ? String(page + 1) : '',
-          'x-prev-page': page > 1 ? String(page - 1) : '',
-          'x-total': String(all.length),
-          'x-total-pages': String(pages),
-        });
-      }
-      if (noteId === undefined && request.method === 'POST') {
-        const body = recorded.body?.body;
-        if (typeof body !== 'string' || !body) return send(400, { error: 'body is missing' });
-        return send(201, shape(add(iid, body, BOT)));
-      }
-      if (noteId !== undefined && request.method === 'PUT') {
-        const note = stored.find((n) => n.id === Number(noteId) && n.noteable_iid === iid);
-        if (!note) return send(404, { message: '404 Not found' });
-        if (note.author.id !== BOT.id) return send(403, { message: '403 Forbidden' });
-        const body = recorded.body?.body;
-        if (typeof body !== 'string' || !body) return send(400, { error: 'body is missing' });
-        note.body = body;
-        note.updated_at = timestamp();
-        return send(200, shape(note));
-      }
-      return send(405, { message: '405 Method Not Allowed' });
-    })().catch((error: unknown) => {
-      response.writeHead(500);
-      response.end(String(error));
-    });
+    if (noteId === undefined && request.method === 'GET') {
+      // GET .../notes: newest first by default; per_page (default 20, max 100), page; x-next-page empty on the last page
+      const all = stored.filter((n) => n.noteable_iid === iid).reverse();
+      const perPage = Math.min(100, Number(target.searchParams.get('per_page') ?? 20));
+      const page = Number(target.searchParams.get('page') ?? 1);
+      const pages = Math.max(1, Math.ceil(all.length / perPage));
+      return send(200, all.slice((page - 1) * perPage, page * perPage).map(shape), {
+        'x-page': String(page),
+        'x-per-page': String(perPage),
+        'x-next-page': page < pages ? String(page + 1) : '',
+        'x-prev-page': page > 1 ? String(page - 1) : '',
+        'x-total': String(all.length),
+        'x-total-pages': String(pages),
+      });
+    }
+    if (noteId === undefined && request.method === 'POST') {
+      const body = recorded.body?.body;
+      if (typeof body !== 'string' || !body) return send(400, { error: 'body is missing' });
+      return send(201, shape(add(iid, body, BOT)));
+    }
+    if (noteId !== undefined && request.method === 'PUT') {
+      const note = stored.find((n) => n.id === Number(noteId) && n.noteable_iid === iid);
+      if (!note) return send(404, { message: '404 Not found' });
+      if (note.author.id !== BOT.id) return send(403, { message: '403 Forbidden' });
+      const body = recorded.body?.body;
+      if (typeof body !== 'string' || !body) return send(400, { error: 'body is missing' });
+      note.body = body;
+      note.updated_at = timestamp();
+      return send(200, shape(note));
+    }
+    return send(405, { message: '405 Method Not Allowed' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = server.url;
 
   return {
     url,
@@ -168,10 +155,6 @@ export async function startGitlabStandIn(project: GitlabProject): Promise<Gitlab
     requests,
     notes: (iid) => stored.filter((n) => n.noteable_iid === iid),
     seed: (iid, body) => add(iid, body, REVIEWER),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

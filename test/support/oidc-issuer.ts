@@ -11,8 +11,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from 'jose';
 
-/** The claims GitHub puts in a job's ID token (https://docs.github.com/actions/reference/security/oidc). */
-export interface GithubClaims {
+/** The registered claims every CI's ID token carries. */
+interface JwtClaims {
   iss: string;
   aud: string | string[];
   sub: string;
@@ -20,6 +20,10 @@ export interface GithubClaims {
   nbf: number;
   exp: number;
   jti: string;
+}
+
+/** The claims GitHub puts in a job's ID token (https://docs.github.com/actions/reference/security/oidc). */
+export interface GithubClaims extends JwtClaims {
   repository: string;
   repository_owner: string;
   repository_id: string;
@@ -41,14 +45,7 @@ export interface GithubClaims {
 }
 
 /** The claims GitLab puts in a CI job's ID token (https://docs.gitlab.com/ci/secrets/id_token_authentication/). */
-export interface GitlabClaims {
-  iss: string;
-  aud: string | string[];
-  sub: string;
-  iat: number;
-  nbf: number;
-  exp: number;
-  jti: string;
+export interface GitlabClaims extends JwtClaims {
   namespace_id: string;
   namespace_path: string;
   project_id: string;
