@@ -81,10 +81,11 @@ const isGithubRepo = (parts: string[]) => parts.length === 2 && ORG.test(parts[0
 // '.git' or '.atom', and a group's not ending in '.'. A full path is at most 255 characters here.
 const GITLAB_SEGMENT = /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,254}$/;
 const GITLAB_MAX_SEGMENTS = 21;
-const GITLAB_MAX_LENGTH = 255;
+/** The longest repository identifier taken anywhere (a filter by repository included). */
+export const REPO_MAX_LENGTH = 255;
 
 function isGitlabPath(parts: string[], value: string): boolean {
-  if (parts.length < 2 || parts.length > GITLAB_MAX_SEGMENTS || value.length > GITLAB_MAX_LENGTH) return false;
+  if (parts.length < 2 || parts.length > GITLAB_MAX_SEGMENTS || value.length > REPO_MAX_LENGTH) return false;
   return parts.every((part, index) => {
     if (!GITLAB_SEGMENT.test(part) || part === '.' || part === '..' || /\.(git|atom)$/i.test(part)) return false;
     return index === parts.length - 1 || !part.endsWith('.');

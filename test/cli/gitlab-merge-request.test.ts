@@ -248,7 +248,11 @@ describe('tokenless GitLab: the ID token names the project', () => {
     expect(squatter.stderr).toMatch(/answered 403: This CI ID token is for another repository named acme\/platform\/shop than the one linked/);
   });
 
-  it('links and unlinks the subgroup path through the REST API (its slashes encoded)', async () => {
+  it('lists the runs of the subgroup path, and links and unlinks it through the REST API (its slashes encoded)', async () => {
+    const runs = await admin('GET', `/ci/runs?repo=${encodeURIComponent(PROJECT.toUpperCase())}`);
+    expect(runs.status).toBe(200);
+    expect(runs.body.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(runs.body.map((run: { repo: string }) => run.repo))).toEqual(new Set([PROJECT]));
     expect((await admin('DELETE', `/env/${envId}/repos/${encodeURIComponent(PROJECT)}`)).status).toBe(204);
     expect((await admin('GET', `/env/${envId}`)).body.repos).toEqual([]);
     expect((await admin('POST', `/env/${envId}/repos`, { repo: PROJECT })).status).toBe(201);
