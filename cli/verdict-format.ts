@@ -24,6 +24,15 @@ const KIND_LABELS: Record<Finding['kind'], string> = {
   call_count_regression: 'more calls (N+1?)',
 };
 
+/** What a finding is, as a title of its own (an annotation's, a Code Quality issue's). */
+export const FINDING_TITLES: Record<Finding['kind'], string> = {
+  cost_regression: 'query cost regression',
+  lost_index: 'index lost by this run',
+  new_query_needs_index: 'new query needs an index',
+  new_query: 'new query',
+  call_count_regression: 'query called many more times (N+1?)',
+};
+
 const QUERY_CHARS = 100;
 
 /** One line of at most `max` characters: whitespace collapsed, the end replaced by "…". */
@@ -86,10 +95,16 @@ export const counted = (verdict: Verdict) => verdict.findings.filter((f) => !f.a
 export function indexesToCreate(verdict: Verdict): string[] {
   const statements = new Set<string>();
   for (const finding of counted(verdict)) {
-    const best = finding.recommendations[0];
-    if (best && (finding.kind === 'lost_index' || best.savedPct >= verdict.policy.minSavedPct)) statements.add(best.createIndex);
+    const best = indexToCreate(verdict, finding);
+    if (best) statements.add(best.createIndex);
   }
   return [...statements];
+}
+
+/** A finding's best recommendation when it saves what the policy asks (for a lost index: the one to put back). */
+export function indexToCreate(verdict: Verdict, finding: Finding): Finding['recommendations'][number] | undefined {
+  const best = finding.recommendations[0];
+  return best && (finding.kind === 'lost_index' || best.savedPct >= verdict.policy.minSavedPct) ? best : undefined;
 }
 
 function tally(verdict: Verdict): string {
@@ -216,6 +231,8 @@ const MAX_ROWS = 50;
 export interface MarkdownOptions {
   /** The status the pull request's comment showed before this run (to say "passes now"). */
   previous?: VerdictStatus;
+  /** What the forge calls the review the note is on (GitLab: "merge request"). */
+  review?: string;
 }
 
 export function verdictMarkdown(verdict: Verdict, context: VerdictContext, options: MarkdownOptions = {}): string {
@@ -230,7 +247,7 @@ export function verdictMarkdown(verdict: Verdict, context: VerdictContext, optio
   const statements = statementsLine(verdict, '→');
   if (statements) out.push('', `Statements executed by the tests: ${statements.replace('statements executed: ', '')}.`);
   if (verdict.status === 'pass' && (options.previous === 'fail' || options.previous === 'warn')) {
-    out.push('', `The findings reported earlier on this pull request are resolved.`);
+    out.push('', `The findings reported earlier on this ${options.review ?? 'pull request'} are resolved.`);
   }
   if (verdict.findings.length) {
     out.push('', '| | Finding | Before → after | Query |', '| --- | --- | --- | --- |');

@@ -5,7 +5,7 @@ import { isoDate } from './dates';
 import { environmentSummary, hashSchema, pathParam } from './environments';
 import { VERDICT_STATUSES } from './policy';
 import { runSchemaSchema } from './run-schema';
-import { idSchema, INT32_MAX, isPlainLine, jsonNumber, lineText, repoSchema, sqlText } from './validation';
+import { idSchema, INT32_MAX, isPlainLine, jsonNumber, lineText, REPO_MAX_LENGTH, repoSchema, sqlText } from './validation';
 
 /**
  * Per-run limits. The request body is capped separately (MAX_BODY_BYTES, 413); these keep one run
@@ -128,7 +128,7 @@ export const listRunsInput = z.object({
   repo: z
     .string()
     .trim()
-    .max(200)
+    .max(REPO_MAX_LENGTH)
     .refine(isPlainLine, 'Repository must not contain control characters')
     .optional()
     .meta({ description: 'Only runs of this repository (case-insensitive)' }),

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { actionInvocation, isActionRun } from '../../cli/action-inputs';
-import { pullRequestOf } from '../../cli/ci-report';
+import { pullRequestOf } from '../../cli/github-actions';
 import { exitCodeFor, runLink } from '../../cli/report-verdict';
 import { codeSpan, formatCost, indexesToCreate, shortenQuery, verdictMarkdown, verdictText } from '../../cli/verdict-format';
 import { annotations, escapeData, escapeProperty, workflowCommand } from '../../cli/workflow-commands';
