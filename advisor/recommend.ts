@@ -84,6 +84,7 @@ export async function recommendFor(
       savedPct: Math.round(savedPct * 10) / 10,
       totalSaved: (before - cost) * calls,
       estimatedPages: c.pages,
+      ...(c.sizeUncertain && { sizeUncertain: c.sizeUncertain }),
     };
   };
   for (let round = 0; round < limits.maxPerQuery; round++) {
