@@ -23,6 +23,12 @@ export interface LiveCandidate extends IndexCandidate {
   heights: Map<string, number>;
   /** Why `pages` is an upper bound rather than an estimate (sizing.ts); absent when the statistics pin it down. */
   sizeUncertain?: string;
+  /**
+   * A partial candidate whose fixed value has under half the rows a value of that column has on
+   * average (`status = 'refunded'`): a value the application singles out, which a partial index
+   * serves best. Not set for one value among peers (`user_id = 1` of ten users).
+   */
+  rareValue?: boolean;
   /** A source index's uniqueness and definition (a CI run's schema adds it): its size depends on them. */
   unique?: boolean;
   definition?: string;
@@ -179,6 +185,11 @@ export async function sizeCandidates(session: ShadowSession, candidates: LiveCan
       const { pages, why } = estimateIndexSize(shape);
       total += pages;
       if (why) uncertain.add(why);
+      if (c.fixes?.length && rel && rel.reltuples > 0) {
+        // The share of rows the fixed value has against the share a value of these columns has on average.
+        const typical = c.fixes.reduce((p, f) => p / Math.max(shape.stat(f).distinct, 1), 1);
+        if (tuples / rel.reltuples < typical / 2) c.rareValue = true;
+      }
       if (c.am === 'btree') c.heights.set(part.name.replace(/^.*\./, '').replace(/^"(.*)"$/, '$1'), estimateBtreeHeight(pages, shape.stat(c.keys[0]!).avgWidth));
       restores.push({ oid, pages, tuples });
       const file = relationPath(part.path);
