@@ -70,11 +70,18 @@ export function correctedDistinct(s: DistinctInputs): number {
   const restDistinct = s.distinct - s.mcvFreqs.length;
   if (sample >= rows || rest < 1 || restDistinct < 1 || rest / restDistinct >= EVEN_ABOVE) return s.distinct;
   const q = sample / rows;
+  // Buckets of equal ranges have equal counts: each spread is worked out once.
+  const spreads = new Map<string, { values: number; rows: number }[]>();
+  const spread = (b: { rows: number; distinct: number }) => {
+    const key = `${b.rows}|${b.distinct}`;
+    if (!spreads.has(key)) spreads.set(key, randomCounts(b.rows, b.distinct));
+    return spreads.get(key)!;
+  };
   const reported = (restTrue: number) => {
     let seen = s.mcvFreqs.length;
     let once = 0;
     for (const b of buckets(s.bounds, rest, restTrue)) {
-      for (const g of randomCounts(b.rows, b.distinct)) {
+      for (const g of spread(b)) {
         seen += g.values * (1 - (1 - q) ** g.rows);
         once += g.values * g.rows * q * (1 - q) ** (g.rows - 1);
       }
