@@ -5,7 +5,7 @@
 // is then built for real in a transaction rolled back, and the real planner's plan must use it and
 // have no Sort node.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { planWithIndex } from '../test/support/plan-with-index.js';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';
 import { analyzeQueries, type AnalysisResult, type PlanNode } from './index.js';
 
@@ -44,20 +44,7 @@ afterAll(async () => {
   await source?.stop();
 });
 
-/** The real planner's plan with `createIndex` built for real, in a transaction rolled back. */
-async function planWith(createIndex: string, sql: string): Promise<PlanNode> {
-  const client = new pg.Client({ connectionString: source.url() });
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(createIndex.replace('CREATE INDEX ON', 'CREATE INDEX qt_tried ON'));
-    const r = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${sql}`);
-    return r.rows[0]!['QUERY PLAN'][0]!.Plan;
-  } finally {
-    await client.query('ROLLBACK').catch(() => undefined);
-    await client.end();
-  }
-}
+const planWith = (createIndex: string, sql: string) => planWithIndex(source.url(), createIndex, sql);
 
 const nodes = (plan: PlanNode): PlanNode[] => [plan, ...((plan.Plans as PlanNode[] | undefined) ?? []).flatMap(nodes)];
 

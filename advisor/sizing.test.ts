@@ -18,6 +18,7 @@ const CASES: { name: string; on: string; unique?: boolean; over?: number }[] = [
   { name: 'distinct_bigint', on: 'sized (big)' },
   { name: 'seven_values', on: 'sized (few)' },
   { name: 'skewed_int', on: 'sized (skewed)' },
+  { name: 'power_law_int', on: 'sized (customer)' },
   { name: 'three_each', on: 'sized (triples)' },
   { name: 'mostly_null', on: 'sized (sparse)' },
   { name: 'many_timestamps', on: 'sized (day)' },
@@ -30,6 +31,8 @@ const CASES: { name: string; on: string; unique?: boolean; over?: number }[] = [
   { name: 'two_columns_distinct', on: 'sized (skewed, id)' },
   { name: 'three_columns_mixed', on: 'sized (status, day, hash)' },
   { name: 'with_include', on: 'sized (few) INCLUDE (amount, email)' },
+  { name: 'aligned_include', on: 'sized (customer, day) INCLUDE (id, amount)' },
+  { name: 'power_law_and_text', on: 'sized (customer, status)' },
   { name: 'partial', on: `sized (email) WHERE status = 'refunded'` },
   { name: 'partial_repeats', on: `sized (few) WHERE status <> 'refunded'` },
   { name: 'fillfactor_70', on: 'sized (id) WITH (fillfactor = 70)' },
@@ -46,10 +49,10 @@ const CASES: { name: string; on: string; unique?: boolean; over?: number }[] = [
 beforeAll(async () => {
   server = await startPostgres({ statStatements: false });
   await server.query(`
-    CREATE TABLE sized (id int NOT NULL, big bigint, few int, skewed int, triples int, sparse int, day timestamp, amount numeric(10, 2),
+    CREATE TABLE sized (id int NOT NULL, big bigint, few int, skewed int, customer int, triples int, sparse int, day timestamp, amount numeric(10, 2),
       hash text, email text, status text, wide text, long_note text, tags int[], utags int[], ttags text[], doc jsonb);
     INSERT INTO sized
-    SELECT g, g::bigint * 7919, g % 7, (random() ^ 4 * 20000)::int, (random() * ${ROWS / 3})::int,
+    SELECT g, g::bigint * 7919, g % 7, (random() ^ 4 * 20000)::int, 1 + floor(17999 * random() ^ 2.5)::int, (random() * ${ROWS / 3})::int,
       CASE WHEN g % 10 < 8 THEN NULL ELSE g END,
       timestamp '2024-01-01' + (g % 2000) * interval '1 hour',
       (g % 1000) / 4.0,

@@ -9,9 +9,8 @@
 //   list's own bytes counting as free: suffix truncation drops them from the high key), and its
 //   last tuple moves to the next leaf; internal pages are filled to 70%;
 // - one metapage.
-// Several key columns are taken as independent: their distinct combinations as the product of
-// their distinct counts, at most the rows, which can only over-count them (fewer duplicates, a
-// larger index). Where the statistics cannot tell (an expression without statistics, compressible
+// Several key columns are taken as independent, which can only over-count their combinations
+// (fewer duplicates, a larger index). Where the statistics cannot tell (an expression without statistics, compressible
 // wide values, GIN), the estimate leans high and says so: `exact: false`.
 import { estimateGinSize } from './sizing-gin.js';
 import { buckets, randomCounts } from './size-distinct.js';
@@ -128,22 +127,32 @@ function distinctCombinations(keys: ColumnSize[], rows: number): number {
 }
 
 /**
- * Rows sharing one key value, as `values` keys of `rows` rows each. The most common values of a
- * single key column have their own frequencies; the other values share the remaining rows, spread
- * over the integer histogram's buckets by how many values each bucket's range can hold, and
- * within a bucket as random draws would (a zero-truncated Poisson: some values once, some more).
- * NULLs are one value.
+ * Rows sharing one key value, as `values` keys of `rows` rows each. The first key column's values:
+ * its most common values with their own frequencies, the other values sharing the remaining rows,
+ * spread over the integer histogram's buckets by how many values each bucket's range can hold, and
+ * within a bucket as random draws would (size-distinct.ts). Each of those groups of rows is then
+ * spread at random over the combinations of the other key columns. NULLs are one value.
  */
 function valueGroups(keys: ColumnSize[], present: boolean[], rows: number, tuples: number): { values: number; rows: number }[] {
-  const groups: { values: number; rows: number }[] = [];
-  let rest = rows;
-  let distinct = distinctCombinations(
-    keys.map((c, i) => (present[i] ? c : { ...c, distinct: 1 })),
-    rows,
+  const [first, ...others] = keys;
+  const firstGroups = present[0] ? columnGroups(first!, rows, tuples) : [{ values: 1, rows }];
+  const combinations = others.reduce((p, c, i) => p * (present[i + 1] ? effectiveDistinct(c) : 1), 1);
+  if (combinations <= 1) return firstGroups;
+  return firstGroups.flatMap((g) =>
+    // Of `combinations` equally likely ones, those g.rows draws hit at least once.
+    randomCounts(g.rows, combinations * -Math.expm1(g.rows * Math.log1p(-1 / combinations))).map((s) => ({ values: s.values * g.values, rows: s.rows })),
   );
-  const single = keys.length === 1 && present[0] ? keys[0]! : undefined;
-  for (const f of single?.mcvFreqs ?? []) {
-    const n = Math.min(f * tuples, rest);
+}
+
+/** The values of one column in `rows` of its non-NULL rows. */
+function columnGroups(c: ColumnSize, rows: number, tuples: number): { values: number; rows: number }[] {
+  const groups: { values: number; rows: number }[] = [];
+  // The most common values' frequencies are shares of the whole table; these rows may be fewer.
+  const scale = rows / Math.max(tuples * (1 - c.nullFrac), 1);
+  let rest = rows;
+  let distinct = Math.min(c.distinct, rows);
+  for (const f of c.mcvFreqs ?? []) {
+    const n = Math.min(f * tuples * scale, rest);
     if (n < 1) continue;
     groups.push({ values: 1, rows: n });
     rest -= n;
@@ -151,8 +160,22 @@ function valueGroups(keys: ColumnSize[], present: boolean[], rows: number, tuple
   }
   if (rest < 1) return groups;
   distinct = Math.min(Math.max(distinct, 1), rest);
-  for (const b of buckets(single?.bounds ?? [], rest, distinct)) groups.push(...randomCounts(b.rows, b.distinct));
+  for (const b of buckets(c.bounds ?? [], rest, distinct)) groups.push(...randomCounts(b.rows, b.distinct));
   return groups;
+}
+
+/**
+ * How many equally common values would make rows meet as often as this column's do (the inverse
+ * of the chance two rows share a value): fewer than its distinct values when some are common.
+ */
+function effectiveDistinct(c: ColumnSize): number {
+  if (!c.mcvFreqs?.length) return Math.max(c.distinct, 1);
+  const nonNull = Math.max(1 - c.nullFrac, 1e-9);
+  const shares = c.mcvFreqs.map((f) => f / nonNull);
+  const rest = Math.max(0, 1 - shares.reduce((s, f) => s + f, 0));
+  const others = Math.max(c.distinct - shares.length, 1);
+  const meet = shares.reduce((s, f) => s + f * f, 0) + (rest * rest) / others;
+  return Math.max(1, Math.min(c.distinct, 1 / meet));
 }
 
 /** Leaf tuples for `values` keys of `rows` rows each: posting lists of at most MAX_POSTING bytes. */
