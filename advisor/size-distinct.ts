@@ -18,31 +18,82 @@ export function buckets(bounds: number[], rows: number, distinct: number): { row
 /** Many rows a value: the spread no longer changes the posting lists much. */
 const EVEN_ABOVE = 50;
 
+type Groups = { values: number; rows: number }[];
+
 /** Values drawn at random: how many appear once, twice, ... when `distinct` values share `rows` rows. */
-export function randomCounts(rows: number, distinct: number): { values: number; rows: number }[] {
-  const mean = rows / distinct;
-  if (mean <= 1) return [{ values: rows, rows: 1 }];
-  if (mean >= EVEN_ABOVE) return [{ values: distinct, rows: mean }];
-  const lambda = truncatedPoissonLambda(mean);
-  const out: { values: number; rows: number }[] = [];
-  let p = Math.exp(-lambda) / (1 - Math.exp(-lambda));
-  for (let c = 1; c <= Math.ceil(mean + 8 * Math.sqrt(mean) + 8); c++) {
-    p *= lambda / c;
-    if (p * distinct > 1e-6) out.push({ values: p * distinct, rows: c });
-  }
+export function randomCounts(rows: number, distinct: number): Groups {
+  const out: Groups = [];
+  forEachCount(rows, distinct, (values, n) => out.push({ values, rows: n }));
   return out;
 }
 
-/** λ of the zero-truncated Poisson distribution whose mean is `mean`: λ / (1 - e^-λ) = mean. */
-function truncatedPoissonLambda(mean: number): number {
-  let lo = 0;
-  let hi = mean;
-  for (let i = 0; i < 40; i++) {
-    const mid = (lo + hi) / 2;
-    if (mid / (1 - Math.exp(-mid)) < mean) lo = mid;
-    else hi = mid;
+/** randomCounts without building the list: `visit(values, rows)` for each row count. */
+export function forEachCount(rows: number, distinct: number, visit: (values: number, rows: number) => void): void {
+  const mean = rows / distinct;
+  if (mean <= 1) return visit(rows, 1);
+  // Whole rows, so that groups of one row count can be merged.
+  if (mean >= EVEN_ABOVE) return visit(rows / Math.round(mean), Math.round(mean));
+  for (const g of spreadOf(mean)) visit(g.values * distinct, g.rows);
+}
+
+// Spreads and λs by their mean to 3 significant digits: a schema's thousands of candidates ask
+// for the same few again and again.
+const spreads = new Map<string, Groups>();
+const lambdas = new Map<string, number>();
+const MEMO_LIMIT = 10_000;
+const memoKey = (mean: number) => mean.toPrecision(3);
+
+function memo<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    if (cache.size >= MEMO_LIMIT) cache.clear();
+    value = make();
+    cache.set(key, value);
   }
-  return (lo + hi) / 2;
+  return value;
+}
+
+/** The zero-truncated Poisson spread of one value's rows, as shares of the values. */
+function spreadOf(mean: number): Groups {
+  return memo(spreads, memoKey(mean), () => {
+    const lambda = truncatedPoissonLambda(mean);
+    const out: Groups = [];
+    let p = Math.exp(-lambda) / -Math.expm1(-lambda);
+    for (let c = 1; c <= Math.ceil(mean + 8 * Math.sqrt(mean) + 8); c++) {
+      p *= lambda / c;
+      if (p > 1e-9) out.push({ values: p, rows: c });
+    }
+    return out;
+  });
+}
+
+/** λ of the zero-truncated Poisson distribution whose mean is `mean` (> 1): λ / (1 - e^-λ) = mean, by Newton's method. */
+function truncatedPoissonLambda(mean: number): number {
+  return memo(lambdas, memoKey(mean), () => {
+    let lambda = mean <= 2 ? 2 * (mean - 1) : mean;
+    for (let i = 0; i < 50; i++) {
+      const e = Math.exp(-lambda);
+      const f = lambda / (1 - e) - mean;
+      const df = (1 - e - lambda * e) / ((1 - e) * (1 - e));
+      const next = Math.max(lambda - f / df, 1e-9);
+      if (Math.abs(next - lambda) < 1e-12 * mean) return next;
+      lambda = next;
+    }
+    return lambda;
+  });
+}
+
+/**
+ * What a sample of a share `q` of the rows sees of values holding `mean` rows each, drawn at
+ * random: the share of values it sees, and the share it sees exactly once.
+ */
+function sampled(mean: number, q: number): { seen: number; once: number } {
+  if (mean <= 1) return { seen: q, once: q };
+  if (mean >= EVEN_ABOVE) return { seen: 1 - (1 - q) ** mean, once: mean * q * (1 - q) ** (mean - 1) };
+  // Closed forms of the sums over the zero-truncated Poisson spread.
+  const lambda = truncatedPoissonLambda(mean);
+  const kept = -Math.expm1(-lambda);
+  return { seen: -Math.expm1(-lambda * q) / kept, once: (lambda * q * Math.exp(-lambda * q)) / kept };
 }
 
 export interface DistinctInputs {
@@ -70,21 +121,13 @@ export function correctedDistinct(s: DistinctInputs): number {
   const restDistinct = s.distinct - s.mcvFreqs.length;
   if (sample >= rows || rest < 1 || restDistinct < 1 || rest / restDistinct >= EVEN_ABOVE) return s.distinct;
   const q = sample / rows;
-  // Buckets of equal ranges have equal counts: each spread is worked out once.
-  const spreads = new Map<string, { values: number; rows: number }[]>();
-  const spread = (b: { rows: number; distinct: number }) => {
-    const key = `${b.rows}|${b.distinct}`;
-    if (!spreads.has(key)) spreads.set(key, randomCounts(b.rows, b.distinct));
-    return spreads.get(key)!;
-  };
   const reported = (restTrue: number) => {
     let seen = s.mcvFreqs.length;
     let once = 0;
     for (const b of buckets(s.bounds, rest, restTrue)) {
-      for (const g of spread(b)) {
-        seen += g.values * (1 - (1 - q) ** g.rows);
-        once += g.values * g.rows * q * (1 - q) ** (g.rows - 1);
-      }
+      const r = sampled(b.rows / b.distinct, q);
+      seen += b.distinct * r.seen;
+      once += b.distinct * r.once;
     }
     return (sample * seen) / (sample - once + (once * sample) / rows);
   };

@@ -111,7 +111,7 @@ function storedWidth(value: string): number {
 }
 
 /** Representative values this many per column: each most common value by its share, the histogram's the rest. */
-const SAMPLES = 200;
+const SAMPLES = 100;
 
 /**
  * Sampled values, each as often as its share of the non-NULL rows: a most common value by its

@@ -13,7 +13,7 @@
 // (fewer duplicates, a larger index). Where the statistics cannot tell (an expression without statistics, compressible
 // wide values, GIN), the estimate leans high and says so: `exact: false`.
 import { estimateGinSize } from './sizing-gin.js';
-import { buckets, randomCounts } from './size-distinct.js';
+import { buckets, forEachCount } from './size-distinct.js';
 import { tupleBytes, type ColumnSize } from './sizing-tuple.js';
 
 export type { ColumnSize, TypeLayout } from './sizing-tuple.js';
@@ -59,12 +59,8 @@ export function estimateIndexPages(shape: IndexShape): number {
   return estimateIndexSize(shape).pages;
 }
 
-/** Tuples of one size on the leaves: `count` of them, `size` bytes each with the line pointer, `posting` of those a posting list. */
-interface ItemClass {
-  count: number;
-  size: number;
-  posting: number;
-}
+/** `count` leaf tuples of `size` bytes each with the line pointer, `posting` of those a posting list. */
+type AddTuples = (count: number, size: number, posting: number) => void;
 
 function btreeSize(shape: IndexShape): SizeEstimate {
   const tuples = Math.max(shape.tuples, 0);
@@ -76,19 +72,22 @@ function btreeSize(shape: IndexShape): SizeEstimate {
   for (const c of columns) if (c.guess) why.add(c.guess);
   if (columns.some((c) => (c.layout?.len ?? -1) < 0 && c.avgWidth > COMPRESS_ABOVE)) why.add('values over 512 bytes may be compressed in the index; sized uncompressed');
 
-  const items: ItemClass[] = [];
+  const leafFree = Math.floor((PAGE * (100 - (shape.fillfactor ?? 90))) / 100);
+  let leafPages = 0;
+  const add: AddTuples = (count, size, posting) => {
+    leafPages += count / perPage(size, posting, leafFree, true);
+  };
   for (const { present, share } of nullPatterns(columns)) {
     const rows = tuples * share;
     if (rows <= 0) continue;
     const kt = tupleBytes(columns, present);
     if (!dedup) {
-      items.push({ count: rows, size: kt + LINE_POINTER, posting: 0 });
+      add(rows, kt + LINE_POINTER, 0);
       continue;
     }
-    for (const g of valueGroups(columns.slice(0, keyCount), present.slice(0, keyCount), rows, tuples)) items.push(...postingItems(g.values, g.rows, kt));
+    for (const g of valueGroups(columns.slice(0, keyCount), present.slice(0, keyCount), rows, tuples)) addPostings(g.values, g.rows, kt, add);
   }
-  const leafFree = Math.floor((PAGE * (100 - (shape.fillfactor ?? 90))) / 100);
-  const leaves = Math.max(1, Math.ceil(items.reduce((n, c) => n + c.count / perPage(c.size, c.posting, leafFree, true), 0)));
+  const leaves = Math.max(1, Math.ceil(leafPages));
   const pivot = pivotBytes(columns.slice(0, keyCount), tuples) + LINE_POINTER;
   const internalFree = Math.floor((PAGE * (100 - INTERNAL_FILLFACTOR)) / 100);
   let internal = 0;
@@ -133,20 +132,46 @@ function distinctCombinations(keys: ColumnSize[], rows: number): number {
  * within a bucket as random draws would (size-distinct.ts). Each of those groups of rows is then
  * spread at random over the combinations of the other key columns. NULLs are one value.
  */
-function valueGroups(keys: ColumnSize[], present: boolean[], rows: number, tuples: number): { values: number; rows: number }[] {
+function valueGroups(keys: ColumnSize[], present: boolean[], rows: number, tuples: number): Groups {
   const [first, ...others] = keys;
   const firstGroups = present[0] ? columnGroups(first!, rows, tuples) : [{ values: 1, rows }];
   const combinations = others.reduce((p, c, i) => p * (present[i + 1] ? effectiveDistinct(c) : 1), 1);
   if (combinations <= 1) return firstGroups;
-  return firstGroups.flatMap((g) =>
-    // Of `combinations` equally likely ones, those g.rows draws hit at least once.
-    randomCounts(g.rows, combinations * -Math.expm1(g.rows * Math.log1p(-1 / combinations))).map((s) => ({ values: s.values * g.values, rows: s.rows })),
-  );
+  // Of `combinations` equally likely ones, those a group's rows hit at least once.
+  const hit = (n: number) => combinations * -Math.expm1(n * Math.log1p(-1 / combinations));
+  const byRows = new GroupsByRows();
+  for (const g of firstGroups) forEachCount(g.rows, hit(g.rows), (values, n) => byRows.add(values * g.values, n));
+  return byRows.list();
+}
+
+type Groups = { values: number; rows: number }[];
+
+/** Groups of the same row count as one: buckets and spreads repeat the same few counts. */
+class GroupsByRows {
+  private readonly values = new Map<number, number>();
+  add(values: number, rows: number): void {
+    this.values.set(rows, (this.values.get(rows) ?? 0) + values);
+  }
+  list(): Groups {
+    return [...this.values].map(([rows, values]) => ({ values, rows }));
+  }
+}
+
+/** The groups of a column's values by row count, kept per column: its candidates ask again with the same rows. */
+const columnGroupsSeen = new WeakMap<ColumnSize, Map<string, Groups>>();
+
+function columnGroups(c: ColumnSize, rows: number, tuples: number): Groups {
+  let seen = columnGroupsSeen.get(c);
+  if (!seen) columnGroupsSeen.set(c, (seen = new Map()));
+  const key = `${rows}|${tuples}`;
+  let groups = seen.get(key);
+  if (!groups) seen.set(key, (groups = readColumnGroups(c, rows, tuples)));
+  return groups;
 }
 
 /** The values of one column in `rows` of its non-NULL rows. */
-function columnGroups(c: ColumnSize, rows: number, tuples: number): { values: number; rows: number }[] {
-  const groups: { values: number; rows: number }[] = [];
+function readColumnGroups(c: ColumnSize, rows: number, tuples: number): Groups {
+  const groups = new GroupsByRows();
   // The most common values' frequencies are shares of the whole table; these rows may be fewer.
   const scale = rows / Math.max(tuples * (1 - c.nullFrac), 1);
   let rest = rows;
@@ -154,14 +179,15 @@ function columnGroups(c: ColumnSize, rows: number, tuples: number): { values: nu
   for (const f of c.mcvFreqs ?? []) {
     const n = Math.min(f * tuples * scale, rest);
     if (n < 1) continue;
-    groups.push({ values: 1, rows: n });
+    groups.add(1, n);
     rest -= n;
     distinct -= 1;
   }
-  if (rest < 1) return groups;
-  distinct = Math.min(Math.max(distinct, 1), rest);
-  for (const b of buckets(c.bounds ?? [], rest, distinct)) groups.push(...randomCounts(b.rows, b.distinct));
-  return groups;
+  if (rest >= 1) {
+    distinct = Math.min(Math.max(distinct, 1), rest);
+    for (const b of buckets(c.bounds ?? [], rest, distinct)) forEachCount(b.rows, b.distinct, (values, n) => groups.add(values, n));
+  }
+  return groups.list();
 }
 
 /**
@@ -179,19 +205,15 @@ function effectiveDistinct(c: ColumnSize): number {
 }
 
 /** Leaf tuples for `values` keys of `rows` rows each: posting lists of at most MAX_POSTING bytes. */
-function postingItems(values: number, rows: number, kt: number): ItemClass[] {
-  const plain = (count: number): ItemClass => ({ count, size: kt + LINE_POINTER, posting: 0 });
-  const list = (count: number, tids: number): ItemClass => ({ count, size: kt + ceil8(TID * tids) + LINE_POINTER, posting: ceil8(TID * tids) });
+function addPostings(values: number, rows: number, kt: number, add: AddTuples): void {
   let most = Math.floor((MAX_POSTING - kt) / TID);
   while (most > 1 && kt + ceil8(TID * most) > MAX_POSTING) most--;
-  if (rows < 2 || most < 2) return [plain(values * rows)];
+  if (rows < 2 || most < 2) return add(values * rows, kt + LINE_POINTER, 0);
   const full = Math.floor(rows / most);
   const rest = Math.round(rows - full * most);
-  const out: ItemClass[] = [];
-  if (full > 0) out.push(list(values * full, most));
-  if (rest === 1) out.push(plain(values));
-  else if (rest > 1) out.push(list(values, rest));
-  return out;
+  if (full > 0) add(values * full, kt + ceil8(TID * most) + LINE_POINTER, ceil8(TID * most));
+  if (rest === 1) add(values, kt + LINE_POINTER, 0);
+  else if (rest > 1) add(values, kt + ceil8(TID * rest) + LINE_POINTER, ceil8(TID * rest));
 }
 
 /**
