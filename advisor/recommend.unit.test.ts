@@ -6,7 +6,7 @@ import type { PlanNode } from '../shared/plan.js';
 import { cheapest, costWith, rankIndexes, type Tried } from './recommend.js';
 
 const plan: PlanNode = { 'Node Type': 'Index Scan', 'Total Cost': 10, 'Plan Rows': 1 };
-const tried = (cost: number, pages: number, columns = 1, name = `${cost}/${pages}/${columns}`): Tried<{ pages: number; keys: string[]; include: string[]; predicate: string | null; name: string }> => ({
+const tried = (cost: number, pages: number, columns = 1, name = `${cost}/${pages}/${columns}`): Tried<{ pages: number; keys: string[]; include: string[]; predicate: string | null; fixes?: string[]; rareValue?: boolean; name: string }> => ({
   c: { pages, keys: Array.from({ length: columns }, (_, i) => `k${i}`), include: [], predicate: null, name },
   plan,
   cost,
