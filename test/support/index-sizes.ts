@@ -12,7 +12,7 @@ export interface SizeCase {
   /** The index's name, as `createIndex` creates it (unqualified, in `schema`). */
   name: string;
   schema?: string;
-  /** `CREATE INDEX name ON ...`. */
+  /** `CREATE INDEX name ON ...`, or a recommendation's `CREATE INDEX ON ...`, which is given `name`. */
   createIndex: string;
 }
 
@@ -39,7 +39,7 @@ export async function measureSizeErrors(connectionString: string, cases: SizeCas
   const client = new pg.Client({ connectionString });
   await client.connect();
   try {
-    for (const c of cases) await client.query(c.createIndex);
+    for (const c of cases) await client.query(c.createIndex.replace(/^CREATE INDEX ON /i, `CREATE INDEX ${pg.escapeIdentifier(c.name)} ON `));
     const snapshot = await readSourceSnapshot(connectionString);
     const shapeOf = sizeInputs(snapshot);
     const blockSize = snapshot.blockSize || 8192;
