@@ -84,6 +84,7 @@ export async function recommendFor(
       savedPct: Math.round(savedPct * 10) / 10,
       totalSaved: (before - cost) * calls,
       estimatedPages: c.pages,
+      ...(c.sizeUncertain && { sizeUncertain: c.sizeUncertain }),
     };
   };
   for (let round = 0; round < limits.maxPerQuery; round++) {
@@ -118,22 +119,29 @@ export async function recommendFor(
 }
 
 /** A candidate tried for a query: the plan with it and that plan's cost. */
-export interface Tried<C extends Pick<LiveCandidate, 'pages' | 'keys' | 'include'> = LiveCandidate> {
+export interface Tried<C extends Sized = LiveCandidate> {
   c: C;
   plan: PlanNode;
   cost: number;
 }
 
+type Sized = Pick<LiveCandidate, 'pages' | 'keys' | 'include' | 'fixes' | 'predicate' | 'rareValue'>;
+
 /**
- * The cheapest plan; near-ties (within 1%) go to the smaller index, then to the one with fewer
- * columns: it costs less to keep and the planner sees no difference.
+ * The cheapest plan; near-ties (within 1%) go first to an index that serves the query whatever its
+ * constants: a partial index for `user_id = 1`, one user among ten alike, loses to an index with
+ * user_id among its keys that plans as well, as it serves every other user too. A partial index for
+ * a value the application singles out (`status = 'refunded'`, rarer than the others) keeps its
+ * place. Then to the smaller index, then to the one with fewer columns: it costs less to keep and
+ * the planner sees no difference.
  */
-export function cheapest<C extends Pick<LiveCandidate, 'pages' | 'keys' | 'include'>>(tried: Tried<C>[]): Tried<C> | undefined {
+export function cheapest<C extends Sized>(tried: Tried<C>[]): Tried<C> | undefined {
   if (tried.length === 0) return undefined;
   const best = Math.min(...tried.map((t) => t.cost));
-  return tried
-    .filter((t) => t.cost <= best + Math.max(0.01 * best, 0.01))
-    .sort((a, b) => a.c.pages - b.c.pages || a.c.keys.length + a.c.include.length - (b.c.keys.length + b.c.include.length))[0];
+  const ties = tried.filter((t) => t.cost <= best + Math.max(0.01 * best, 0.01));
+  const narrower = (c: C) => !!c.fixes?.length && !c.rareValue && ties.some((t) => t.c.predicate === null && c.fixes!.every((f) => t.c.keys.includes(f)));
+  const rank = (t: Tried<C>) => (narrower(t.c) ? 1 : 0);
+  return ties.sort((a, b) => rank(a) - rank(b) || a.c.pages - b.c.pages || a.c.keys.length + a.c.include.length - (b.c.keys.length + b.c.include.length))[0];
 }
 
 /** The shadow's scratch index names (qt_candidate_7) replaced by what the index is, for readers. */

@@ -46,6 +46,13 @@ export const recommendationSchema = z.object({
   totalSaved: z.number().meta({ description: 'Cost saved x production calls (calls taken as 1 when unknown)' }),
   estimatedPages: z.number().meta({ description: 'Size the shadow planner assumed for the index, in pages' }),
   estimatedBytes: z.number().optional().meta({ description: 'The same size in bytes (pages x the block size)' }),
+  sizeUncertain: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "Present when production's statistics cannot pin the size down (GIN, an expression key, compressible wide values): why. The size is then an upper bound; absent, it is an estimate measured within 5% of the built index",
+    }),
   writes: tableWritesSchema
     .nullable()
     .optional()
