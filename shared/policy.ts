@@ -363,6 +363,13 @@ export const verdictSchema = z.object({
   schemaNotes: z
     .array(z.string())
     .meta({ description: "Differences of the run's schema that could not be applied to production's; reported, never guessed" }),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .meta({
+      description:
+        "What the plans could not take from production: each table planned without production's column statistics, which the connection's role may not read, with the fix",
+    }),
 });
 export type Verdict = z.infer<typeof verdictSchema>;
 

@@ -13,6 +13,12 @@ import { hiddenStatisticsWarning } from '../../shared/statistics-warnings';
 import { readSourceSnapshot } from '../../advisor/source';
 import { columnStatsHelperUsable, openGateway, readThroughColumnStatsHelper } from '../../gateway/index';
 import { postJson, postSync, startTestAnalyzer } from '../support/analyzer';
+import { requestJson } from '../support/api';
+import { openTestServices, startTestServer, type TestServer } from '../support/services';
+import { waitForAnalysis } from '../../server/analysis/jobs';
+import { waitForRunVerdict } from '../../server/verdict/jobs';
+import { verdictSchema } from '../../shared/policy';
+import { verdictMarkdown } from '../../cli/verdict-format';
 import { startPostgres, type PostgresServer } from '../support/postgres';
 
 const HELPER_SQL = readFileSync(path.join(import.meta.dirname, '../../docs/monitoring-role.sql'), 'utf8');
@@ -30,6 +36,7 @@ CREATE ROLE querytrail_monitor LOGIN PASSWORD 'monitor' IN ROLE pg_monitor;`;
 describe('statistics under a monitoring role, PostgreSQL 18', () => {
   let server: PostgresServer;
   let analyzer: Awaited<ReturnType<typeof startTestAnalyzer>>;
+  let app: TestServer;
   let owner: string;
   let monitor: string;
 
@@ -41,13 +48,18 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
   const planOf = (body: AnalyzeResponse) => ({ rows: body.queries[0]!.plan?.['Plan Rows'], cost: body.queries[0]!.cost });
 
   beforeAll(async () => {
-    [server, analyzer] = await Promise.all([startPostgres({ major: 18, statStatements: false }), startTestAnalyzer()]);
+    [server, analyzer, app] = await Promise.all([
+      startPostgres({ major: 18, statStatements: false }),
+      startTestAnalyzer(),
+      openTestServices('pglite').then((services) => startTestServer(services)),
+    ]);
     owner = await server.createDatabase('shop');
     await server.query(SETUP, [], 'shop');
     monitor = owner.replace('postgres:postgres@', 'querytrail_monitor:monitor@');
   }, 120_000);
 
   afterAll(async () => {
+    await app?.close();
     await analyzer?.close();
     await server?.stop();
   });
@@ -85,6 +97,25 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
     expect(orders!.warnings).toEqual([hiddenStatisticsWarning('shop.orders')]);
     // production plans a table never analyzed with the defaults too: nothing is lost
     expect(fresh!.warnings).toBeUndefined();
+  });
+
+  it("says so in the environment's Analyze and in a CI run's verdict", async () => {
+    {
+      const api = (route: string, init: { method?: string; json?: unknown } = {}) => requestJson(`${app.url}/api${route}`, init);
+      const env = (await api('/env', { method: 'POST', json: { name: 'Shop', slug: 'shop' } })).body.id as string;
+      await api(`/env/${env}/connections`, { method: 'POST', json: { label: 'Monitoring', role: 'production', connectionString: monitor } });
+      await api(`/env/${env}/repos`, { method: 'POST', json: { repo: 'acme/shop' } });
+      await api(`/env/${env}/queries`, { method: 'POST', json: { query: QUERY } });
+      const started = await api(`/env/${env}/analyze`, { method: 'POST' });
+      await waitForAnalysis(started.body.id);
+      expect((await api(`/env/${env}/analyze`)).body).toMatchObject({ status: 'done', warnings: [hiddenStatisticsWarning('shop.orders')] });
+
+      const run = (await api('/ci/runs', { method: 'POST', json: { repo: 'acme/shop', runId: '1', branch: 'main', queries: [{ query: QUERY }] } })).body.id as string;
+      await waitForRunVerdict(run);
+      const verdict = verdictSchema.parse((await api(`/ci/runs/${run}/verdict`)).body);
+      expect(verdict.warnings).toEqual([hiddenStatisticsWarning('shop.orders')]);
+      expect(verdictMarkdown(verdict, { id: run, repo: 'acme/shop', runId: '1' })).toContain('Planned without production column statistics for shop.orders');
+    }
   });
 
   it("plans exactly as the owner does through the administrator's helper, without a warning", async () => {
