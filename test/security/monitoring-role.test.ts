@@ -45,6 +45,12 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
     expect(answer.status).toBe(200);
     return analyzeResponseSchema.parse(answer.json);
   };
+  const customerIdStats = async () => {
+    const sync = remoteSyncResponseSchema.parse((await postSync(analyzer.url, { db: monitor })).json);
+    if (sync.schema.type !== 'ok') throw new Error(sync.schema.error);
+    const orders = sync.schema.value.tables.find((t) => t.schema === 'shop' && t.name === 'orders');
+    return orders?.columns.find((c) => c.name === 'customer_id')?.stats;
+  };
   const planOf = (body: AnalyzeResponse) => ({ rows: body.queries[0]!.plan?.['Plan Rows'], cost: body.queries[0]!.cost });
 
   beforeAll(async () => {
@@ -82,6 +88,7 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
       { schema: 'shop', name: 'orders' },
     ]);
     expect(sync.meta.value.visibility.notes.join('\n')).toMatch(/querytrail\.column_stats\(\) helper \(docs\/monitoring-role\.md\)/);
+    expect(await customerIdStats()).toBeNull();
     const snapshot = await readSourceSnapshot(monitor);
     expect(snapshot.hiddenStatistics).toEqual([
       { schema: 'shop', table: 'fresh', columns: ['id', 'customer_id'], statistics: 'never_analyzed' },
@@ -127,6 +134,8 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
     expect(asMonitor.queries[0]!.warnings).toBeUndefined();
     const snapshot = await readSourceSnapshot(monitor);
     expect(snapshot.hiddenStatistics).toEqual([{ schema: 'shop', table: 'fresh', columns: ['id', 'customer_id'], statistics: 'never_analyzed' }]);
+    // the schema browser's statistics come through it too
+    expect((await customerIdStats())?.nDistinct).toBeGreaterThan(4000);
   });
 
   describe('functions that are not the helper are never called', () => {
