@@ -290,7 +290,7 @@ export const findingCauseSchema = z
       description:
         "schema: the run's schema differs from the baseline's in an object the plan touches; " +
         "query_changed: the query's text changed (paired findings); " +
-        'no_statistics: the plan reads an object only the run has, planned with the default statistics; ' +
+        "no_statistics: the plan reads an object only the run has, or a table whose production statistics the connection's role may not read, planned with the default statistics; " +
         'plan_choice: none of those, the planner chose differently between plans of near cost',
     }),
     detail: z.string().meta({ description: 'The evidence, in words' }),
