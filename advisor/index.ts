@@ -29,6 +29,7 @@ import {
 } from './shadow.js';
 import { dropShadowAccess } from './shadow-access.js';
 import { tryDrops, type DropTrial, type DropTrialResult } from './hidden-indexes.js';
+import { hiddenStatisticsWarnings, withStatisticsWarnings } from './hidden-statistics.js';
 import { startShadowServer, type ShadowServer } from './shadow-server.js';
 import { sharedShadowSlots, type ShadowSlots } from './slots.js';
 import { readSourceSnapshot, type ReadSourceOptions, type SourceSnapshot } from './source.js';
@@ -51,6 +52,7 @@ export { keptKeyOf } from './kept-shadows.js';
 export { embeddedBinaries, serverUser, startKeptCluster, type KeptCluster } from './postgres-process.js';
 export { ShadowBusyError } from './busy.js';
 export { ShadowSlots, sharedShadowSlots, shadowLimitsFromEnv, type ShadowLimits } from './slots.js';
+export { hiddenStatisticsWarnings } from './hidden-statistics.js';
 export { resolveIndexNames, withoutIndexes, type DropTrial, type DropTrialResult, type ResolvedIndexes } from './hidden-indexes.js';
 
 export interface AnalysisResult {
@@ -224,7 +226,9 @@ async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[], opts: 
     annotateRecommendations(results, snapshot);
     const dropTrials = opts.dropTrials?.length ? await tryDrops(db.session, opts.dropTrials, costOf) : undefined;
     progress({ phase: 'done', done: queries.length, total: queries.length });
-    return { queries: results, indexes: rankIndexes(results, opts.budget), warnings: [...shadow.warnings], ...(dropTrials && { dropTrials }) };
+    const planned = withStatisticsWarnings(snapshot, results);
+    const warnings = [...shadow.warnings, ...hiddenStatisticsWarnings(snapshot, planned)];
+    return { queries: planned, indexes: rankIndexes(planned, opts.budget), warnings, ...(dropTrials && { dropTrials }) };
   } catch (e) {
     failed = true;
     throw e;

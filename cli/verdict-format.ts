@@ -4,6 +4,7 @@
 // INDEX statements, and the run's page.
 import { describeCallSite } from '../shared/call-sites';
 import type { Finding, Verdict, VerdictStatus } from '../shared/policy';
+import { hiddenStatisticsLine, hiddenStatisticsTable } from '../shared/statistics-warnings';
 
 /** What the reader needs beside the verdict: which run it judged and where to see it. */
 export interface VerdictContext {
@@ -144,6 +145,8 @@ export function planDiffLines(finding: Finding): string[] {
   return [...summary.slice(0, DIFF_LINES - 1), `… ${summary.length - DIFF_LINES} more`, summary[summary.length - 1]!];
 }
 
+/** Tables planned without production's column statistics (the role may not read them). */
+const statisticsTables = (verdict: Verdict) => (verdict.warnings ?? []).flatMap((warning) => hiddenStatisticsTable(warning) ?? []);
 const causeLine = (cause: Finding['causes'][number]) => `${cause.kind}: ${cause.detail}`;
 
 // ---------------------------------------------------------------- text
@@ -177,6 +180,8 @@ export function verdictText(verdict: Verdict, context: VerdictContext): string[]
     for (const line of planDiffLines(finding)) lines.push(`    plan: ${line}`);
   }
   if (verdict.plannedOn) lines.push(`  ${verdict.plannedOn}`);
+  const unseen = statisticsTables(verdict);
+  if (unseen.length) lines.push(`  ${hiddenStatisticsLine(unseen)}`);
   for (const note of verdict.schemaNotes) lines.push(`  schema: ${note}`);
   if (context.link) lines.push(`  details: ${context.link}`);
   return lines;
@@ -243,6 +248,8 @@ export function verdictMarkdown(verdict: Verdict, context: VerdictContext, optio
   out.push(`Run ${codeSpan(context.runId)} of ${escapeMarkdown(context.repo)}${commit}: **${tally(verdict)}** (${escapeMarkdown(comparedWith(verdict))}).`);
   if (verdict.reason) out.push('', `> ${escapeMarkdown(verdict.reason)}`);
   if (verdict.plannedOn) out.push('', `<sub>${escapeMarkdown(verdict.plannedOn.charAt(0).toUpperCase() + verdict.plannedOn.slice(1))}.</sub>`);
+  const unseen = statisticsTables(verdict);
+  if (unseen.length) out.push('', `⚠️ ${escapeMarkdown(hiddenStatisticsLine(unseen))}`);
   // digits, commas, letters and the arrow: nothing to escape
   const statements = statementsLine(verdict, '→');
   if (statements) out.push('', `Statements executed by the tests: ${statements.replace('statements executed: ', '')}.`);

@@ -89,6 +89,10 @@ export const plannedQuerySchema = z.object({
     .array(z.string())
     .default([])
     .meta({ description: 'Tables the plan reads (schema.name)' }),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .meta({ description: 'What the plan could not take from production, e.g. the column statistics of a table the role may not read' }),
 });
 export type PlannedQuery = z.infer<typeof plannedQuerySchema>;
 
