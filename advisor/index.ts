@@ -2,14 +2,14 @@
 // analyzeQueries reads production and plans; readProductionSnapshot + analyzeSnapshot do the same
 // in two steps, so a snapshot can be kept, reused and have a CI run's schema applied to it
 // (applyRunSchema). See README.md for the method and its limits.
-import type { IndexRecommendation, PlannedQuery, WorkloadBudget } from '../shared/analysis.js';
+import type { ChoiceStop, IndexRecommendation, PlannedQuery, SavingPoint, WorkloadBudget } from '../shared/analysis.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { candidateKey, candidatesFor, type CandidateOptions, type IndexCandidate } from './candidates.js';
 import { snapshotCatalog } from './catalog.js';
 import { btreeHeights, descentCost } from './descent.js';
 import { createCandidates as buildCandidates, liveRunIndex, sizeCandidates, type LiveCandidate } from './live-candidates.js';
 import { planObjectsReader } from './plan-objects.js';
-import { costWith, rankIndexes, recommendFor, unplanned, type QueryInput } from './recommend.js';
+import { chooseIndexes, costWith, recommendFor, unplanned, type QueryInput } from './recommend.js';
 import { claimKept, type KeptShadow } from './kept-shadows.js';
 import { ddlKey, queryRefs, subsetSnapshot } from './scope.js';
 import {
@@ -38,7 +38,7 @@ import { annotateRecommendations, withSharedCandidates } from './workload.js';
 
 export type { CandidateOptions, IndexCandidate } from './candidates.js';
 export type { QueryInput } from './recommend.js';
-export { rankIndexes } from './recommend.js';
+export { chooseIndexes, rankIndexes } from './recommend.js';
 export { applyRunSchema, type AppliedRunSchema } from './run-schema.js';
 export type { SourceSnapshot, ReadSourceOptions, SnapshotScope } from './source.js';
 export type { ScopeRequest } from './source-scope.js';
@@ -56,6 +56,9 @@ export interface AnalysisResult {
   queries: PlannedQuery[];
   /** Every recommended index once, ranked by total time saved over all queries. */
   indexes: IndexRecommendation[];
+  /** The workload's cost after each step of the choice (knee.ts), and where and why it stopped. */
+  savingCurve: SavingPoint[];
+  stopReason: ChoiceStop;
   /** Schema objects the shadow could not rebuild, statistics it could not restore. */
   warnings: string[];
   /** With `dropTrials`: each index's queries planned with and without it (hidden-indexes.ts). */
@@ -223,7 +226,7 @@ async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[], opts: 
     annotateRecommendations(results, snapshot);
     const dropTrials = opts.dropTrials?.length ? await tryDrops(db.session, opts.dropTrials, costOf) : undefined;
     progress({ phase: 'done', done: queries.length, total: queries.length });
-    return { queries: results, indexes: rankIndexes(results, opts.budget), warnings: [...shadow.warnings], ...(dropTrials && { dropTrials }) };
+    return { queries: results, ...chooseIndexes(results, opts.budget), warnings: [...shadow.warnings], ...(dropTrials && { dropTrials }) };
   } catch (e) {
     failed = true;
     throw e;

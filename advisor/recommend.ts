@@ -1,12 +1,12 @@
 // Which candidates to recommend for a query: the cheapest plan that uses one, kept when it saves
 // enough, then a second index on top of the first; and the ranking of every recommended index
 // over all queries by the total cost it saves.
-import type { IndexRecommendation, PlannedQuery, Recommendation, WorkloadBudget } from '../shared/analysis.js';
+import type { ChoiceStop, IndexRecommendation, PlannedQuery, Recommendation, WorkloadBudget } from '../shared/analysis.js';
 import { RECOMMENDED_INDEX_PREFIX, indexesUsed, planShape, type PlanNode } from '../shared/plan.js';
 import { candidateTarget } from './candidates.js';
 import type { LiveCandidate } from './live-candidates.js';
 import { explain } from './shadow.js';
-import { chooseForWorkload } from './workload.js';
+import { chooseForWorkload, type WorkloadChoice } from './workload.js';
 import type { ShadowSession } from './shadow-session.js';
 
 export interface QueryInput {
@@ -152,6 +152,13 @@ function nameCandidates(plan: PlanNode, chosen: LiveCandidate[]): PlanNode {
 
 /**
  * Every recommended index once, chosen for the whole workload (workload.ts), with the queries it
- * helps and the cost it saves them all, most saved first; within `budget` when one is given.
+ * helps and the cost it saves them all, most saved first; within `budget` when one is given, else
+ * every index the greedy choice takes (no knee: a CI verdict judges each one).
  */
-export const rankIndexes = (results: PlannedQuery[], budget: WorkloadBudget = {}): IndexRecommendation[] => chooseForWorkload(results, budget).indexes;
+export const rankIndexes = (results: PlannedQuery[], budget: WorkloadBudget = {}): IndexRecommendation[] => chooseForWorkload(results, budget, { knee: false }).indexes;
+
+/** The workload's choice as a person is shown it: within `budget`, else up to the knee of its saving curve, with the curve. */
+export function chooseIndexes(results: PlannedQuery[], budget: WorkloadBudget = {}): Pick<WorkloadChoice, 'indexes' | 'savingCurve'> & { stopReason: ChoiceStop } {
+  const { indexes, savingCurve, stop } = chooseForWorkload(results, budget);
+  return { indexes, savingCurve, stopReason: stop };
+}
