@@ -56,6 +56,16 @@ describe('indexes chosen for the whole workload', () => {
     expect(small[0]!.queries).toEqual(['eq', 'eqSort']);
   });
 
+  it('refines a byte budget past one large index that saved best per byte but left too little room', () => {
+    // (x) saves 600 in 60 pages; (y) and (z) 450 each in 50: both greedy passes take (x), then nothing fits in 40
+    const x = rec(['x'], 100, 40, 10, 60);
+    const y = rec(['y'], 100, 55, 10, 50);
+    const z = rec(['z'], 100, 55, 10, 50);
+    const { indexes, stop } = chooseForWorkload([query('qx', [x], [x]), query('qy', [y], [y]), query('qz', [z], [z])], { maxBytes: 100 * 8192 });
+    expect(indexes.map((i) => i.columns)).toEqual([['y'], ['z']]);
+    expect(stop).toMatchObject({ code: 'maxBytes', indexes: 2 });
+  });
+
   it("counts a query's own pair of indexes together", () => {
     const second = { ...rec(['c'], 10, 2, 10), costBefore: 10 };
     const { indexes } = chooseForWorkload([query('pair', [a, second], [a])], {}, { knee: false });
