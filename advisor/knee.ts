@@ -1,9 +1,10 @@
 // The saving curve of the workload's choice and its knee. The greedy choice (workload.ts) adds one
 // index a step; the curve is the workload's cost after each step against the storage chosen so far.
-// Without a budget the choice stops at the knee: the first point after which the rest of the
-// curve, taken together, saves per byte less than KNEE_FRACTION of what the whole curve saves per
-// byte. The rest taken together, not the next step alone: the greedy orders by saving, not by
-// saving per byte, so one small step after a big one does not end the choice while a better one follows.
+// Without a budget the choice stops at the knee: the first point where both the next step and the
+// rest of the curve taken together save per byte less than KNEE_FRACTION of what the whole curve
+// saves per byte. The next step alone would stop before a good step that follows a poor one (the
+// greedy orders by saving, not by saving per byte); the rest alone, on a long tail of large indexes
+// that save little, would stop before a small index that saves much.
 import type { ChoiceStop, SavingPoint } from '../shared/analysis.js';
 
 /** Below this share of the whole curve's saving per byte, the rest of the curve is not worth its storage. */
@@ -28,11 +29,11 @@ export function curveOf(base: number, steps: { index: string; bytes: number; cos
 export function kneeOf(curve: SavingPoint[]): number {
   const last = curve[curve.length - 1]!;
   const first = curve[0]!;
-  const average = (first.cost - last.cost) / Math.max(last.bytes, 1);
+  const perByte = (from: SavingPoint, to: SavingPoint) => (from.cost - to.cost) / Math.max(to.bytes - from.bytes, 1);
+  const floor = KNEE_FRACTION * perByte(first, last);
   for (let k = 1; k < curve.length - 1; k++) {
     const p = curve[k]!;
-    const rest = (p.cost - last.cost) / Math.max(last.bytes - p.bytes, 1);
-    if (rest < KNEE_FRACTION * average) return k;
+    if (perByte(p, curve[k + 1]!) < floor && perByte(p, last) < floor) return k;
   }
   return curve.length - 1;
 }
@@ -50,7 +51,7 @@ export function stopOf(curve: SavingPoint[], knee: number | undefined, blocked: 
       message:
         `Stopped at ${knee} of ${end} indexes (${megabytes(at.bytes)}, ${percent(base - at.cost, base)} of the workload's cost saved): ` +
         `the other ${end - knee} would save ${percent(at.cost - last.cost, base)} more for ${megabytes(last.bytes - at.bytes)} more, ` +
-        `under a quarter of the curve's saving per byte. Set maxBytes or maxIndexes to choose another point.`,
+        `under a quarter of the curve's saving per byte, as is the next one alone. Set maxBytes or maxIndexes to choose another point.`,
     };
   }
   const saved = `${percent(base - last.cost, base)} of the workload's cost saved with ${megabytes(last.bytes)}`;

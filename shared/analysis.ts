@@ -76,7 +76,7 @@ export const CHOICE_STOPS = ['knee', 'maxIndexes', 'maxBytes', 'noFurtherSaving'
 export const choiceStopSchema = z.object({
   code: z.enum(CHOICE_STOPS).meta({
     description:
-      "knee: what the curve's later steps save per byte is under a quarter of the whole curve's average; maxIndexes, maxBytes: the budget; noFurtherSaving: no other candidate lowers the workload's cost enough",
+      "knee: the next step and the rest of the curve each save per byte under a quarter of the whole curve's average; maxIndexes, maxBytes: the budget; noFurtherSaving: no other candidate lowers the workload's cost enough",
   }),
   indexes: z.number().int().meta({ description: 'The chosen point: how many of the curve\'s indexes were kept' }),
   message: z.string(),
