@@ -68,6 +68,37 @@ export const indexRecommendationSchema = recommendationSchema
   .meta({ description: 'An index chosen for the whole workload; totalSaved is what it saves all the queries it serves together' });
 export type IndexRecommendation = z.infer<typeof indexRecommendationSchema>;
 
+/** One step of the workload's choice: the indexes chosen so far, their storage and what the workload costs with them. */
+export const savingPointSchema = z.object({
+  indexes: z.number().int().meta({ description: 'Indexes chosen so far (0: the workload as it is)' }),
+  bytes: z.number().meta({ description: 'Their estimated storage, in bytes, added up' }),
+  cost: z.number().meta({ description: "The workload's cost (Σ cost x calls) with them" }),
+  createIndex: z.string().nullable().meta({ description: 'The index this step added; null at the first point' }),
+});
+export type SavingPoint = z.infer<typeof savingPointSchema>;
+
+export const CHOICE_STOPS = ['knee', 'maxIndexes', 'maxBytes', 'noFurtherSaving'] as const;
+
+/** Where the workload's choice stopped on its saving curve, and why. */
+export const choiceStopSchema = z.object({
+  code: z.enum(CHOICE_STOPS).meta({
+    description:
+      "knee: the next step and the rest of the curve each save per byte under a quarter of the whole curve's average; maxIndexes, maxBytes: the budget; noFurtherSaving: no other candidate lowers the workload's cost enough",
+  }),
+  indexes: z.number().int().meta({ description: 'The chosen point: how many of the curve\'s indexes were kept' }),
+  message: z.string(),
+});
+export type ChoiceStop = z.infer<typeof choiceStopSchema>;
+
+/** The saving curve and where the choice stopped on it, as the analyses answer them. */
+export const savingCurveFields = {
+  savingCurve: z
+    .array(savingPointSchema)
+    .optional()
+    .meta({ description: "The workload's cost against the indexes' storage, one point per step of the choice, from no index on; it may go on past the chosen point" }),
+  stopReason: choiceStopSchema.nullable().optional(),
+};
+
 /** One query planned with production statistics: what the advisor finds for it. */
 export const plannedQuerySchema = z.object({
   hash: z.string(),
@@ -110,6 +141,7 @@ export const analysisStatusSchema = z.object({
   error: z.string().nullable(),
   warnings: z.array(z.string()),
   indexes: z.array(indexRecommendationSchema),
+  ...savingCurveFields,
   hiddenIndexes: z.array(z.string()).optional().meta({ description: 'A what-if analysis: the indexes (schema.name) planned as if dropped' }),
   hiddenEffect: dropEffectSchema
     .nullable()
@@ -184,6 +216,7 @@ export const analyzeResponseSchema = z.object({
     }),
   ),
   indexes: z.array(indexRecommendationSchema),
+  ...savingCurveFields,
   warnings: z.array(z.string()),
   hiddenIndexes: z.array(z.string()).default([]).meta({ description: 'The indexes planned as if dropped (schema.name)' }),
 });
