@@ -118,6 +118,12 @@ function bestOption(q: QueryOptions, chosen: ReadonlySet<string>): Option | unde
 }
 
 const bytesOf = (r: Recommendation) => r.estimatedBytes ?? r.estimatedPages * 8192;
+/**
+ * What an index spends of a byte budget. An exact estimate comes within 5% of the index built
+ * (docs/index-sizes.md), on either side: it is counted 5% larger, so that a choice within the
+ * budget stays within it once built. An uncertain one is an upper bound already.
+ */
+const budgetBytesOf = (r: Recommendation) => bytesOf(r) * (r.sizeUncertain ? 1 : 1.05);
 
 /** Where a greedy pass starts: from these indexes, among those allowed, by saving per byte or by saving. */
 interface GreedyFrom {
@@ -188,7 +194,7 @@ function greedySteps(queries: QueryOptions[], meta: Map<string, Recommendation>,
   const value = new Map(queries.map((q) => [q.hash, bestOption(q, chosen)?.saved ?? 0]));
   const base = queries.reduce((n, q) => n + q.cost, 0);
   const steps: Step[] = [];
-  let bytes = [...chosen].reduce((n, i) => n + bytesOf(meta.get(i)!), 0);
+  let spent = [...chosen].reduce((n, i) => n + budgetBytesOf(meta.get(i)!), 0);
   const byBytes = from.byBytes ?? budget.maxBytes !== undefined;
   let blocked: 'maxIndexes' | 'maxBytes' | undefined;
   for (;;) {
@@ -215,7 +221,7 @@ function greedySteps(queries: QueryOptions[], meta: Map<string, Recommendation>,
         }
       }
       if (gain <= 0) continue;
-      if (budget.maxBytes !== undefined && bytes + size > budget.maxBytes) {
+      if (budget.maxBytes !== undefined && spent + budgetBytesOf(meta.get(index)!) > budget.maxBytes) {
         tooBig = true;
         continue;
       }
@@ -229,7 +235,7 @@ function greedySteps(queries: QueryOptions[], meta: Map<string, Recommendation>,
       break;
     }
     chosen.add(best.index);
-    bytes += best.bytes;
+    spent += budgetBytesOf(meta.get(best.index)!);
     for (const q of queriesOf.get(best.index)!) value.set(q.hash, Math.max(value.get(q.hash)!, bestOption(q, chosen)?.saved ?? 0));
     steps.push({ index: best.index, bytes: best.bytes, cost: base - [...value.values()].reduce((n, v) => n + v, 0) });
   }
