@@ -12,6 +12,8 @@ export interface IndexCandidate extends TableName {
   desc?: string[];
   include: string[];
   predicate: string | null;
+  /** Columns the predicate fixes to one value (`status = 'refunded'`): the index serves that value only. */
+  fixes?: string[];
 }
 
 export interface CandidateOptions {
@@ -99,7 +101,9 @@ function tableCandidates(usage: TableUsage, catalog: Catalog, options: Candidate
     }
   }
 
-  if (options.partial !== false) out.push(...partialCandidates(usage, keySets, joins, maxColumns).map((p) => btree(p.keys, [], p.predicate)));
+  if (options.partial !== false) {
+    for (const p of partialCandidates(usage, keySets, joins, maxColumns)) out.push({ ...btree(p.keys, [], p.predicate), ...(p.fixes.length && { fixes: p.fixes }) });
+  }
   return out;
 }
 
@@ -133,7 +137,7 @@ function compositeKeys(eq: string[], joins: string[], tails: string[][]): string
  * Partial candidates: the query's constant conjuncts (`status = 'refunded'`, `return_date IS
  * NULL`) become the predicate, and a column the predicate fixes is no longer worth a key.
  */
-function partialCandidates(usage: TableUsage, keySets: string[][], joins: string[], maxColumns: number): { keys: string[]; predicate: string }[] {
+function partialCandidates(usage: TableUsage, keySets: string[][], joins: string[], maxColumns: number): { keys: string[]; predicate: string; fixes: string[] }[] {
   const plain = usage.uses.filter((x) => !x.inOr);
   const constants = [...new Set(plain.filter((x) => x.constant).map((x) => x.constant!)), ...usage.filters];
   if (constants.length === 0) return [];
@@ -141,8 +145,9 @@ function partialCandidates(usage: TableUsage, keySets: string[][], joins: string
   const predicate = constants.join(' AND ');
   const partialKeys = keySets.map((k) => k.filter((c) => !fixed.has(c)).slice(0, maxColumns)).filter((k) => k.length > 0);
   // A predicate with nothing else to index still helps a join.
-  if (partialKeys.length === 0) return joins.map((j) => ({ keys: [j], predicate }));
-  return partialKeys.map((keys) => ({ keys, predicate }));
+  const fixes = [...fixed];
+  if (partialKeys.length === 0) return joins.map((j) => ({ keys: [j], predicate, fixes }));
+  return partialKeys.map((keys) => ({ keys, predicate, fixes }));
 }
 
 /**

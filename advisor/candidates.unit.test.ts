@@ -171,6 +171,32 @@ describe('candidate indexes for a query', () => {
   });
 });
 
+describe('equality plus order', () => {
+  it('puts the equality column before the sort column, for ascending and descending sorts alike', () => {
+    for (const dir of ['', ' DESC']) {
+      expect(candidates(`SELECT * FROM orders WHERE store_id = $1 ORDER BY created_at${dir} LIMIT 20`)).toContain('public.orders (store_id, created_at)');
+    }
+  });
+
+  it('keeps every sort column after the equality, with the directions of a mixed sort', () => {
+    const found = candidates('SELECT id FROM orders WHERE store_id = $1 ORDER BY created_at DESC, id LIMIT 20');
+    expect(found).toContain('public.orders (store_id, created_at, id DESC)');
+    expect(found).not.toContain('public.orders (store_id, created_at, id)');
+  });
+
+  it('serves the sort of a join from the index on the table the sort is on', () => {
+    const found = candidates('SELECT o.id, c.email FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.store_id = $1 ORDER BY o.created_at DESC LIMIT 10');
+    expect(found).toContain('public.orders (store_id, created_at)');
+  });
+
+  it('marks a partial candidate with the column its predicate fixes, so a full index can win a tie', () => {
+    const found = candidatesFor(new UsageCollector(catalog).collect("SELECT * FROM orders WHERE status = 'paid' ORDER BY created_at LIMIT 20"), catalog);
+    expect(found.find((c) => c.predicate === "status = 'paid'" && c.keys[0] === 'created_at')?.fixes).toEqual(['status']);
+    expect(found.map(candidateTarget)).toContain('public.orders (status, created_at)');
+    expect(found.filter((c) => c.predicate === null).every((c) => c.fixes === undefined)).toBe(true);
+  });
+});
+
 describe('indexes the database already has', () => {
   const candidate = (keys: string[], rest: Partial<IndexCandidate> = {}): IndexCandidate => ({ schema: 'public', table: 'orders', am: 'btree', keys, include: [], predicate: null, ...rest });
   const existing = (keys: (string | null)[], rest: { am?: string; include?: string[]; predicate?: string | null } = {}) => ({ am: 'btree', include: [], predicate: null, keys, ...rest });

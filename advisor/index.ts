@@ -2,18 +2,19 @@
 // analyzeQueries reads production and plans; readProductionSnapshot + analyzeSnapshot do the same
 // in two steps, so a snapshot can be kept, reused and have a CI run's schema applied to it
 // (applyRunSchema). See docs/analysis.md for the method and its limits.
-import type { IndexRecommendation, PlannedQuery, WorkloadBudget } from '../shared/analysis.js';
+import type { ChoiceStop, IndexRecommendation, PlannedQuery, SavingPoint, WorkloadBudget } from '../shared/analysis.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
-import { candidateKey, candidatesFor, type CandidateOptions, type IndexCandidate } from './candidates.js';
+import { candidateKey, candidateTarget, candidatesFor, type CandidateOptions, type IndexCandidate } from './candidates.js';
 import { snapshotCatalog } from './catalog.js';
 import { btreeHeights, descentCost } from './descent.js';
 import { createCandidates as buildCandidates, liveRunIndex, sizeCandidates, type LiveCandidate } from './live-candidates.js';
 import { planObjectsReader } from './plan-objects.js';
-import { costWith, rankIndexes, recommendFor, unplanned, type QueryInput } from './recommend.js';
+import { chooseVerified, costWith, recommendFor, unplanned, type QueryInput } from './recommend.js';
 import { claimKept, type KeptShadow } from './kept-shadows.js';
 import { ddlKey, queryRefs, subsetSnapshot } from './scope.js';
 import {
   createShadowDatabase,
+  explain,
   extendFiles,
   extendShadowDatabase,
   extendRelations,
@@ -29,6 +30,7 @@ import {
 } from './shadow.js';
 import { dropShadowAccess } from './shadow-access.js';
 import { tryDrops, type DropTrial, type DropTrialResult } from './hidden-indexes.js';
+import { hiddenStatisticsWarnings, withStatisticsWarnings } from './hidden-statistics.js';
 import { startShadowServer, type ShadowServer } from './shadow-server.js';
 import { sharedShadowSlots, type ShadowSlots } from './slots.js';
 import { readSourceSnapshot, type ReadSourceOptions, type SourceSnapshot } from './source.js';
@@ -37,25 +39,31 @@ import { UsageCollector } from './usage.js';
 import { annotateRecommendations, withSharedCandidates } from './workload.js';
 
 export type { CandidateOptions, IndexCandidate } from './candidates.js';
+export type { LiveCandidate } from './live-candidates.js';
 export type { QueryInput } from './recommend.js';
-export { rankIndexes } from './recommend.js';
+export { chooseIndexes, chooseVerified, rankIndexes } from './recommend.js';
 export { applyRunSchema, type AppliedRunSchema } from './run-schema.js';
 export type { SourceSnapshot, ReadSourceOptions, SnapshotScope } from './source.js';
 export type { ScopeRequest } from './source-scope.js';
 export { queryRefs, subsetSnapshot, missingFrom, mergeSnapshots, refsOfScope, unchangedFor, type QueryRefs, type MissingScope } from './scope.js';
 export { planShape, indexesUsed, type PlanNode } from '../shared/plan.js';
 export { startShadowServer, type ShadowServer } from './shadow-server.js';
+export { refusalReason } from './statement.js';
 export { sweepShadows, useShadowRegistry } from './cluster-registry.js';
 export { keptKeyOf } from './kept-shadows.js';
 export { embeddedBinaries, serverUser, startKeptCluster, type KeptCluster } from './postgres-process.js';
 export { ShadowBusyError } from './busy.js';
 export { ShadowSlots, sharedShadowSlots, shadowLimitsFromEnv, type ShadowLimits } from './slots.js';
+export { hiddenStatisticsWarnings } from './hidden-statistics.js';
 export { resolveIndexNames, withoutIndexes, type DropTrial, type DropTrialResult, type ResolvedIndexes } from './hidden-indexes.js';
 
 export interface AnalysisResult {
   queries: PlannedQuery[];
   /** Every recommended index once, ranked by total time saved over all queries. */
   indexes: IndexRecommendation[];
+  /** The workload's cost after each step of the choice (knee.ts), and where and why it stopped. */
+  savingCurve: SavingPoint[];
+  stopReason: ChoiceStop;
   /** Schema objects the shadow could not rebuild, statistics it could not restore. */
   warnings: string[];
   /** With `dropTrials`: each index's queries planned with and without it (hidden-indexes.ts). */
@@ -96,6 +104,29 @@ export interface AnalyzeOptions {
    * dependency graph (read by an older version) is always rebuilt whole.
    */
   fullShadow?: boolean;
+  /**
+   * Scoring other index selections with the advisor's own what-if cost (bench:advisor): `extra`
+   * names more candidates to build from each query's own, and `run` is called after the queries
+   * are planned, in the same shadow, with every candidate built and the cost of a query with any
+   * set of them.
+   */
+  whatIf?: WhatIfHook;
+}
+
+/** The advisor's what-if cost, for a bench to score other index selections with. */
+export interface WhatIf {
+  /** Every candidate built in the shadow, sized as the advisor sizes it (pages). */
+  live: LiveCandidate[];
+  /** Each query's own candidates (after sharing between queries), in the order of the queries. */
+  candidatesOf: IndexCandidate[][];
+  /** The query's cost (as the advisor compares costs) with these candidates and no other. */
+  cost(query: number, indexes: LiveCandidate[]): Promise<number>;
+  results: PlannedQuery[];
+}
+
+export interface WhatIfHook {
+  extra?: (candidatesOf: IndexCandidate[][]) => IndexCandidate[];
+  run: (whatIf: WhatIf) => Promise<void>;
 }
 
 export interface AnalyzeInput {
@@ -222,8 +253,21 @@ async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[], opts: 
     }
     annotateRecommendations(results, snapshot);
     const dropTrials = opts.dropTrials?.length ? await tryDrops(db.session, opts.dropTrials, costOf) : undefined;
+    const session = db.session;
+    const cost = async (i: number, indexes: LiveCandidate[]) => costOf(await explain(session, queries[i]!.query, indexes.flatMap((c) => c.oids)));
+    if (opts.whatIf) await opts.whatIf.run({ live: [...shadow.live.values()], candidatesOf: prepared.map((p) => p.candidates), cost, results });
+    const byStatement = new Map([...shadow.live.values()].map((c) => [`CREATE INDEX ON ${candidateTarget(c)}`, c]));
+    const workloadCost = async (statements: string[]) => {
+      const indexes = statements.flatMap((s) => byStatement.get(s) ?? []);
+      let total = 0;
+      for (const [i, r] of results.entries()) if (r.plan) total += (await cost(i, indexes)) * (queries[i]!.calls ?? 1);
+      return total;
+    };
+    const choice = await chooseVerified(results, opts.budget ?? {}, workloadCost);
     progress({ phase: 'done', done: queries.length, total: queries.length });
-    return { queries: results, indexes: rankIndexes(results, opts.budget), warnings: [...shadow.warnings], ...(dropTrials && { dropTrials }) };
+    const planned = withStatisticsWarnings(snapshot, results);
+    const warnings = [...shadow.warnings, ...hiddenStatisticsWarnings(snapshot, planned)];
+    return { queries: planned, ...choice, warnings, ...(dropTrials && { dropTrials }) };
   } catch (e) {
     failed = true;
     throw e;
@@ -264,7 +308,8 @@ async function buildShadow(
     progress({ phase: 'shadow', done: 1, total: 1 });
     // Before candidates are built, so they hold the two rows as the real index would.
     await storeEndpointRows(db, snapshot);
-    const built = await createCandidates(db, newCandidates(prepared, new Map()), 1, snapshot, progress);
+    const extra = opts.whatIf?.extra?.(prepared.map((p) => p.candidates)) ?? [];
+    const built = await createCandidates(db, newCandidates(prepared, new Map(), extra), 1, snapshot, progress);
     const tables = await tableFiles(db, snapshot.relations);
 
     await restoreStatistics(db, snapshot).then((r) => warnings.push(...r.warnings));
@@ -422,10 +467,10 @@ function prepareQueries(snapshot: SourceSnapshot, queries: QueryInput[], options
   return prepared.map((p, i) => ({ ...p, candidates: p.refused ? [] : shared[i]! }));
 }
 
-/** The distinct candidates of every query that `known` does not hold yet, by candidateKey. */
-function newCandidates(prepared: PreparedQuery[], known: ReadonlyMap<string, unknown>): Map<string, IndexCandidate> {
+/** The distinct candidates of every query (and `extra`) that `known` does not hold yet, by candidateKey. */
+function newCandidates(prepared: PreparedQuery[], known: ReadonlyMap<string, unknown>, extra: IndexCandidate[] = []): Map<string, IndexCandidate> {
   const unique = new Map<string, IndexCandidate>();
-  for (const p of prepared) for (const c of p.candidates) if (!known.has(candidateKey(c))) unique.set(candidateKey(c), c);
+  for (const c of [...prepared.flatMap((p) => p.candidates), ...extra]) if (!known.has(candidateKey(c))) unique.set(candidateKey(c), c);
   return unique;
 }
 

@@ -3,11 +3,11 @@
 // EXPLAIN asks for them, and given the size they would have in production so the planner charges
 // a scan of one what it would cost there.
 import { candidateTarget, isCovered, type IndexCandidate } from './candidates.js';
-import { columnSize } from './catalog.js';
 import { explain, relationPath, restoreRelationsStats, type ExtendJob } from './shadow.js';
 import { SET_INDEXES_VALID } from './shadow-access.js';
 import type { ShadowSession } from './shadow-session.js';
-import { estimateBtreeHeight, estimateIndexPages } from './sizing.js';
+import { sizeInputs } from './size-inputs.js';
+import { estimateBtreeHeight, estimateIndexSize } from './sizing.js';
 import type { SourceIndex, SourceSnapshot } from './source.js';
 import { escapeIdentifier, quoteIdent } from './sql-text.js';
 
@@ -21,6 +21,17 @@ export interface LiveCandidate extends IndexCandidate {
   pages: number;
   /** B-tree height each part would have in production, by index name. */
   heights: Map<string, number>;
+  /** Why `pages` is an upper bound rather than an estimate (sizing.ts); absent when the statistics pin it down. */
+  sizeUncertain?: string;
+  /**
+   * A partial candidate whose fixed value has under half the rows a value of that column has on
+   * average (`status = 'refunded'`): a value the application singles out, which a partial index
+   * serves best. Not set for one value among peers (`user_id = 1` of ten users).
+   */
+  rareValue?: boolean;
+  /** A source index's uniqueness and definition (a CI run's schema adds it): its size depends on them. */
+  unique?: boolean;
+  definition?: string;
 }
 
 /** A candidate built but not yet looked at: its scratch name. */
@@ -130,6 +141,8 @@ export async function liveRunIndex(session: ShadowSession, index: SourceIndex): 
     keys: index.keys.map((k) => k ?? ''),
     include: index.include,
     predicate: index.predicate,
+    unique: index.unique,
+    definition: index.definition,
     oids: tree.map((r) => r.oid),
     names: new Set(tree.map((r) => r.name)),
     pages: 0,
@@ -152,10 +165,12 @@ export async function sizeCandidates(session: ShadowSession, candidates: LiveCan
     [candidates.flatMap((c) => c.oids)],
   );
   const byOid = new Map(parts.rows.map((p) => [p.index, p]));
+  const shapeOf = sizeInputs(snapshot);
   const files: ExtendJob[] = [];
   const restores: { oid: number; pages: number; tuples: number }[] = [];
   for (const c of candidates) {
     let total = 0;
+    const uncertain = new Set<string>();
     for (const oid of c.oids) {
       const part = byOid.get(oid);
       if (!part || part.kind === 'p') continue; // the partitioned index itself has no storage
@@ -166,15 +181,22 @@ export async function sizeCandidates(session: ShadowSession, candidates: LiveCan
         const plan = await explain(session, `SELECT 1 FROM ONLY ${quoteIdent(part.schema)}.${quoteIdent(part.table)} WHERE ${c.predicate}`);
         tuples = Math.min(tuples, plan['Plan Rows']);
       }
-      const stat = (column: string) => columnSize(snapshot, part.schema, part.table, column);
-      const pages = estimateIndexPages({ am: c.am, keys: c.keys, include: c.include, tuples, unique: false, stat });
+      const shape = shapeOf({ ...c, schema: part.schema, table: part.table }, tuples);
+      const { pages, why } = estimateIndexSize(shape);
       total += pages;
-      if (c.am === 'btree') c.heights.set(part.name.replace(/^.*\./, '').replace(/^"(.*)"$/, '$1'), estimateBtreeHeight(pages, stat(c.keys[0]!).avgWidth));
+      if (why) uncertain.add(why);
+      if (c.fixes?.length && rel && rel.reltuples > 0) {
+        // The share of rows the fixed value has against the share a value of these columns has on average.
+        const typical = c.fixes.reduce((p, f) => p / Math.max(shape.stat(f).distinct, 1), 1);
+        if (tuples / rel.reltuples < typical / 2) c.rareValue = true;
+      }
+      if (c.am === 'btree') c.heights.set(part.name.replace(/^.*\./, '').replace(/^"(.*)"$/, '$1'), estimateBtreeHeight(pages, shape.stat(c.keys[0]!).avgWidth));
       restores.push({ oid, pages, tuples });
       const file = relationPath(part.path);
       if (file) files.push({ file, blocks: pages });
     }
     c.pages = total;
+    if (uncertain.size) c.sizeUncertain = [...uncertain].join('; ');
   }
   await restoreRelationsStats(session, restores.map((r) => ({ oid: r.oid, relpages: r.pages, reltuples: r.tuples, relallvisible: 0 })));
   return files;

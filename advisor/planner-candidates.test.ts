@@ -5,7 +5,7 @@
 // a partitioned table and a materialized view. Each recommendation, created for real inside a
 // rolled-back transaction, must be the index the real planner then chooses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { planWithIndex } from '../test/support/plan-with-index.js';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';
 import { analyzeQueries, type AnalysisResult, type PlanNode } from './index.js';
 
@@ -87,20 +87,7 @@ afterAll(async () => {
 
 const analysis = (hash: keyof typeof QUERIES) => result.queries.find((q) => q.hash === hash)!;
 
-/** The real planner's generic plan with `createIndex` built for real, in a transaction rolled back. */
-async function planWith(createIndex: string, sql: string): Promise<PlanNode> {
-  const client = new pg.Client({ connectionString: source.url() });
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(createIndex.replace('CREATE INDEX ON', 'CREATE INDEX qt_tried ON'));
-    const r = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${sql}`);
-    return r.rows[0]!['QUERY PLAN'][0]!.Plan;
-  } finally {
-    await client.query('ROLLBACK').catch(() => undefined);
-    await client.end();
-  }
-}
+const planWith = (createIndex: string, sql: string) => planWithIndex(source.url(), createIndex, sql);
 
 const indexNames = (plan: PlanNode): string[] => [
   ...(typeof plan['Index Name'] === 'string' ? [plan['Index Name']] : []),

@@ -6,8 +6,8 @@ import type { PlanNode } from '../shared/plan.js';
 import { cheapest, costWith, rankIndexes, type Tried } from './recommend.js';
 
 const plan: PlanNode = { 'Node Type': 'Index Scan', 'Total Cost': 10, 'Plan Rows': 1 };
-const tried = (cost: number, pages: number, columns = 1, name = `${cost}/${pages}/${columns}`): Tried<{ pages: number; keys: string[]; include: string[]; name: string }> => ({
-  c: { pages, keys: Array.from({ length: columns }, (_, i) => `k${i}`), include: [], name },
+const tried = (cost: number, pages: number, columns = 1, name = `${cost}/${pages}/${columns}`): Tried<{ pages: number; keys: string[]; include: string[]; predicate: string | null; fixes?: string[]; rareValue?: boolean; name: string }> => ({
+  c: { pages, keys: Array.from({ length: columns }, (_, i) => `k${i}`), include: [], predicate: null, name },
   plan,
   cost,
 });
@@ -24,6 +24,17 @@ describe('choosing a candidate for a query', () => {
 
   it('gives a tie between equal sizes to the index with fewer columns', () => {
     expect(cheapest([tried(10, 50, 3), tried(10, 50, 1)])?.c.keys).toHaveLength(1);
+  });
+
+  it('gives a near-tie to an index serving every value over a partial one for the query\'s constant', () => {
+    const full = { ...tried(277.44, 115, 2), c: { ...tried(0, 115, 2).c, keys: ['user_id', 'blog_id'] } };
+    const partial = { ...tried(277.2, 14), c: { ...tried(0, 14).c, keys: ['blog_id'], predicate: 'user_id = 1', fixes: ['user_id'] } };
+    expect(cheapest([partial, full])?.c.keys).toEqual(['user_id', 'blog_id']);
+    // cheaper by more than 1%, or no full index with the fixed column: the partial one stays
+    expect(cheapest([{ ...partial, cost: 250 }, full])?.c.predicate).toBe('user_id = 1');
+    expect(cheapest([partial, { ...full, c: { ...full.c, keys: ['blog_id', 'id'] } }])?.c.predicate).toBe('user_id = 1');
+    // a value the application singles out keeps its partial index
+    expect(cheapest([{ ...partial, c: { ...partial.c, rareValue: true } }, full])?.c.predicate).toBe('user_id = 1');
   });
 
   it('takes nothing when no candidate was used', () => {

@@ -389,6 +389,7 @@ export function mergeSnapshots(base: SourceSnapshot, more: SourceSnapshot): Sour
     stats: union(base.stats, more.stats, (s) => `${s.schema}\u0000${s.table}\u0000${s.column}\u0000${s.inherited}`),
     endpoints: union(base.endpoints ?? [], more.endpoints ?? [], (e) => `${e.schema}\u0000${e.table}\u0000${e.column}`),
     writes: union(base.writes ?? [], more.writes ?? [], (w) => `${w.schema}\u0000${w.table}`),
+    hiddenStatistics: union(base.hiddenStatistics ?? [], more.hiddenStatistics ?? [], (h) => `${h.schema}\u0000${h.table}`),
     graph: {
       relations: { ...moreGraph.relations, ...baseGraph.relations },
       types: { ...moreGraph.types, ...baseGraph.types },

@@ -1,16 +1,23 @@
-// How many pages an index would have in production, from column widths and distinct counts.
-// The planner charges an index scan by the index's page count (get_relation_info reads it from
-// the file), so a candidate must be given a realistic size, not the one page an empty build has.
-// The B-tree model follows nbtree's layout: 8-byte tuple header plus MAXALIGNed data plus a
-// 4-byte line pointer, leaves filled to 90% by CREATE INDEX, and deduplication (PG13+) turning
-// runs of equal keys into posting lists of 6-byte heap pointers. The benchmark compares these
-// estimates with real index sizes (docs/benchmarks.md).
+// How many pages an index would have in production, from the planner's statistics of its columns
+// (pg_stats: null_frac, avg_width, n_distinct, most_common_freqs, sampled values; reltuples). The
+// planner charges an index scan by the index's page count, and a storage budget is spent in the
+// same pages, so the estimate follows what CREATE INDEX writes on PostgreSQL 13+ (nbtsort.c):
+// - leaf tuples laid out as sizing-tuple.ts says, each with a 4-byte line pointer;
+// - deduplication (not for unique or INCLUDE indexes, nor types without equal images) turns runs
+//   of equal keys into posting-list tuples of 6-byte heap pointers, each at most a tenth of a page;
+// - a leaf is closed once its free space falls under (100 - fillfactor)% of the page (a posting
+//   list's own bytes counting as free: suffix truncation drops them from the high key), and its
+//   last tuple moves to the next leaf; internal pages are filled to 70%;
+// - one metapage.
+// Several key columns are taken as independent, which can only over-count their combinations
+// (fewer duplicates, a larger index). Where the statistics cannot tell (an expression without
+// statistics, compressible wide values, GIN), the estimate leans high and says so: `exact: false`.
+// The measured errors are in docs/index-sizes.md.
+import { estimateGinSize } from './sizing-gin.js';
+import { buckets, forEachCount } from './size-distinct.js';
+import { tupleBytes, type ColumnSize } from './sizing-tuple.js';
 
-export interface ColumnSize {
-  avgWidth: number;
-  nullFrac: number;
-  distinct: number;
-}
+export type { ColumnSize, TypeLayout } from './sizing-tuple.js';
 
 export interface IndexShape {
   am: 'btree' | 'gin';
@@ -18,42 +25,223 @@ export interface IndexShape {
   include: string[];
   tuples: number;
   unique: boolean;
+  /** Leaf fillfactor in percent; B-tree's default is 90. */
+  fillfactor?: number;
   stat(column: string): ColumnSize;
 }
 
+export interface SizeEstimate {
+  pages: number;
+  /** False: the statistics could not pin the size down, and `pages` is meant as an upper bound. */
+  exact: boolean;
+  /** Why it is not exact. */
+  why?: string;
+}
+
 const PAGE = 8192;
-const USABLE = PAGE - 24 - 16; // page header, btree special space
-const maxalign = (n: number) => Math.ceil(n / 8) * 8;
+/** Free bytes of an empty page: page header, B-tree special space, the high key's line pointer, and the next item's. */
+const PAGE_ROOM = PAGE - 24 - 16 - 4 - 4;
+const LINE_POINTER = 4;
+const TID = 6;
+/** Largest posting-list tuple CREATE INDEX forms: MAXALIGN_DOWN(PAGE / 10) minus a line pointer. */
+const MAX_POSTING = Math.floor(PAGE / 10 / 8) * 8 - LINE_POINTER;
+const INTERNAL_FILLFACTOR = 70;
+/** Values above this many bytes are compressed in an index tuple when that saves space (TOAST_INDEX_TARGET). */
+const COMPRESS_ABOVE = PAGE / 16;
+/** Null patterns enumerated exactly; beyond, columns are taken as never NULL (larger tuples, no bitmap). */
+const MAX_NULL_PATTERNS = 256;
+const ceil8 = (n: number) => Math.ceil(n / 8) * 8;
+
+export function estimateIndexSize(shape: IndexShape): SizeEstimate {
+  return shape.am === 'gin' ? estimateGinSize(shape) : btreeSize(shape);
+}
 
 export function estimateIndexPages(shape: IndexShape): number {
+  return estimateIndexSize(shape).pages;
+}
+
+/** `count` leaf tuples of `size` bytes each with the line pointer, `posting` of those a posting list. */
+type AddTuples = (count: number, size: number, posting: number) => void;
+
+function btreeSize(shape: IndexShape): SizeEstimate {
   const tuples = Math.max(shape.tuples, 0);
-  if (shape.am === 'gin') {
-    // GIN stores each key once with a compressed posting list (~2 bytes a heap pointer once
-    // packed). jsonb_ops extracts every key and value, so entries grow with the document width.
-    const width = shape.keys.reduce((s, k) => s + shape.stat(k).avgWidth, 0);
-    const entryBytes = tuples * Math.max(width, 8) * 0.25;
-    const postingBytes = tuples * (width / 16) * 2;
-    return Math.max(2, Math.ceil((entryBytes + postingBytes) / (USABLE * 0.9)) + 2);
+  const names = [...shape.keys, ...shape.include];
+  const columns = names.map((c) => shape.stat(c));
+  const keyCount = shape.keys.length;
+  const dedup = !shape.unique && shape.include.length === 0 && columns.slice(0, keyCount).every((c) => c.layout?.dedup);
+  const why = new Set<string>();
+  for (const c of columns) if (c.guess) why.add(c.guess);
+  if (columns.some((c) => (c.layout?.len ?? -1) < 0 && c.avgWidth > COMPRESS_ABOVE)) why.add('values over 512 bytes may be compressed in the index; sized uncompressed');
+
+  const leafFree = Math.floor((PAGE * (100 - (shape.fillfactor ?? 90))) / 100);
+  let leafPages = 0;
+  const add: AddTuples = (count, size, posting) => {
+    leafPages += count / perPage(size, posting, leafFree, true);
+  };
+  for (const { present, share } of nullPatterns(columns)) {
+    const rows = tuples * share;
+    if (rows <= 0) continue;
+    const kt = tupleBytes(columns, present);
+    if (!dedup) {
+      add(rows, kt + LINE_POINTER, 0);
+      continue;
+    }
+    for (const g of valueGroups(columns.slice(0, keyCount), present.slice(0, keyCount), rows, tuples)) addPostings(g.values, g.rows, kt, add);
   }
-  const columns = [...shape.keys, ...shape.include];
-  const width = columns.reduce((s, c) => s + shape.stat(c).avgWidth * (1 - shape.stat(c).nullFrac), 0);
-  const hasNulls = columns.some((c) => shape.stat(c).nullFrac > 0);
-  const tupleBytes = maxalign(8 + (hasNulls ? 4 : 0) + width) + 4;
-  // Deduplication is off for INCLUDE indexes and unique ones; it needs repeated keys to matter.
-  let distinctKeys = tuples;
-  if (!shape.unique && shape.include.length === 0) {
-    distinctKeys = Math.min(tuples, shape.keys.reduce((p, k) => p * Math.max(shape.stat(k).distinct, 1), 1));
-  }
-  const duplicates = distinctKeys > 0 ? tuples / distinctKeys : 1;
-  // A posting list tuple holds at most about a third of a page of heap pointers.
-  const perPosting = Math.min(duplicates, (USABLE / 3 - tupleBytes) / 6);
-  const bytesPerRow = duplicates >= 2 ? 6 + tupleBytes / Math.max(perPosting, 1) : tupleBytes;
-  const leaves = Math.ceil((tuples * bytesPerRow) / (USABLE * 0.9));
-  const keyBytes = maxalign(8 + shape.keys.reduce((s, k) => s + shape.stat(k).avgWidth, 0)) + 4;
-  const fanout = Math.max(2, Math.floor((USABLE * 0.7) / keyBytes));
+  const leaves = Math.max(1, Math.ceil(leafPages));
+  const pivot = pivotBytes(columns.slice(0, keyCount), tuples) + LINE_POINTER;
+  const internalFree = Math.floor((PAGE * (100 - INTERNAL_FILLFACTOR)) / 100);
   let internal = 0;
-  for (let level = leaves; level > 1; level = Math.ceil(level / fanout)) internal += Math.ceil(level / fanout);
-  return Math.max(1, leaves) + internal + 1; // + metapage
+  for (let level = leaves; level > 1; ) {
+    level = Math.ceil(level / perPage(pivot, 0, internalFree, false));
+    internal += level;
+  }
+  const pages = Math.max(2, leaves + internal + 1);
+  return why.size ? { pages, exact: false, why: [...why].join('; ') } : { pages, exact: true };
+}
+
+/** Each combination of NULL and non-NULL columns with the share of rows it has (columns independent). */
+function nullPatterns(columns: ColumnSize[]): { present: boolean[]; share: number }[] {
+  const nullable = columns.map((c, i) => (c.nullFrac > 0 ? i : -1)).filter((i) => i >= 0);
+  if (2 ** nullable.length > MAX_NULL_PATTERNS) return [{ present: columns.map(() => true), share: 1 }];
+  const out: { present: boolean[]; share: number }[] = [];
+  for (let mask = 0; mask < 2 ** nullable.length; mask++) {
+    const present = columns.map(() => true);
+    let share = 1;
+    nullable.forEach((col, bit) => {
+      const isNull = (mask >> bit) & 1;
+      present[col] = !isNull;
+      share *= isNull ? columns[col]!.nullFrac : 1 - columns[col]!.nullFrac;
+    });
+    out.push({ present, share });
+  }
+  return out;
+}
+
+/** Distinct key combinations in `rows` rows: the product of the columns' distinct counts, at most the rows. */
+function distinctCombinations(keys: ColumnSize[], rows: number): number {
+  return Math.min(
+    rows,
+    keys.reduce((p, c) => p * Math.max(c.distinct, 1), 1),
+  );
+}
+
+/**
+ * Rows sharing one key value, as `values` keys of `rows` rows each. The first key column's values:
+ * its most common values with their own frequencies, the other values sharing the remaining rows,
+ * spread over the integer histogram's buckets by how many values each bucket's range can hold, and
+ * within a bucket as random draws would (size-distinct.ts). Each of those groups of rows is then
+ * spread at random over the combinations of the other key columns. NULLs are one value.
+ */
+function valueGroups(keys: ColumnSize[], present: boolean[], rows: number, tuples: number): Groups {
+  const [first, ...others] = keys;
+  const firstGroups = present[0] ? columnGroups(first!, rows, tuples) : [{ values: 1, rows }];
+  const combinations = others.reduce((p, c, i) => p * (present[i + 1] ? effectiveDistinct(c) : 1), 1);
+  if (combinations <= 1) return firstGroups;
+  // Of `combinations` equally likely ones, those a group's rows hit at least once.
+  const hit = (n: number) => combinations * -Math.expm1(n * Math.log1p(-1 / combinations));
+  const byRows = new GroupsByRows();
+  for (const g of firstGroups) forEachCount(g.rows, hit(g.rows), (values, n) => byRows.add(values * g.values, n));
+  return byRows.list();
+}
+
+type Groups = { values: number; rows: number }[];
+
+/** Groups of the same row count as one: buckets and spreads repeat the same few counts. */
+class GroupsByRows {
+  private readonly values = new Map<number, number>();
+  add(values: number, rows: number): void {
+    this.values.set(rows, (this.values.get(rows) ?? 0) + values);
+  }
+  list(): Groups {
+    return [...this.values].map(([rows, values]) => ({ values, rows }));
+  }
+}
+
+/** The groups of a column's values by row count, kept per column: its candidates ask again with the same rows. */
+const columnGroupsSeen = new WeakMap<ColumnSize, Map<string, Groups>>();
+
+function columnGroups(c: ColumnSize, rows: number, tuples: number): Groups {
+  let seen = columnGroupsSeen.get(c);
+  if (!seen) columnGroupsSeen.set(c, (seen = new Map()));
+  const key = `${rows}|${tuples}`;
+  let groups = seen.get(key);
+  if (!groups) seen.set(key, (groups = readColumnGroups(c, rows, tuples)));
+  return groups;
+}
+
+/** The values of one column in `rows` of its non-NULL rows. */
+function readColumnGroups(c: ColumnSize, rows: number, tuples: number): Groups {
+  const groups = new GroupsByRows();
+  // The most common values' frequencies are shares of the whole table; these rows may be fewer.
+  const scale = rows / Math.max(tuples * (1 - c.nullFrac), 1);
+  let rest = rows;
+  let distinct = Math.min(c.distinct, rows);
+  for (const f of c.mcvFreqs ?? []) {
+    const n = Math.min(f * tuples * scale, rest);
+    if (n < 1) continue;
+    groups.add(1, n);
+    rest -= n;
+    distinct -= 1;
+  }
+  if (rest >= 1) {
+    distinct = Math.min(Math.max(distinct, 1), rest);
+    for (const b of buckets(c.bounds ?? [], rest, distinct)) forEachCount(b.rows, b.distinct, (values, n) => groups.add(values, n));
+  }
+  return groups.list();
+}
+
+/**
+ * How many equally common values would make rows meet as often as this column's do (the inverse
+ * of the chance two rows share a value): fewer than its distinct values when some are common.
+ */
+function effectiveDistinct(c: ColumnSize): number {
+  if (!c.mcvFreqs?.length) return Math.max(c.distinct, 1);
+  const nonNull = Math.max(1 - c.nullFrac, 1e-9);
+  const shares = c.mcvFreqs.map((f) => f / nonNull);
+  const rest = Math.max(0, 1 - shares.reduce((s, f) => s + f, 0));
+  const others = Math.max(c.distinct - shares.length, 1);
+  const meet = shares.reduce((s, f) => s + f * f, 0) + (rest * rest) / others;
+  return Math.max(1, Math.min(c.distinct, 1 / meet));
+}
+
+/** Leaf tuples for `values` keys of `rows` rows each: posting lists of at most MAX_POSTING bytes. */
+function addPostings(values: number, rows: number, kt: number, add: AddTuples): void {
+  let most = Math.floor((MAX_POSTING - kt) / TID);
+  while (most > 1 && kt + ceil8(TID * most) > MAX_POSTING) most--;
+  if (rows < 2 || most < 2) return add(values * rows, kt + LINE_POINTER, 0);
+  const full = Math.floor(rows / most);
+  const rest = Math.round(rows - full * most);
+  if (full > 0) add(values * full, kt + ceil8(TID * most) + LINE_POINTER, ceil8(TID * most));
+  if (rest === 1) add(values, kt + LINE_POINTER, 0);
+  else if (rest > 1) add(values, kt + ceil8(TID * rest) + LINE_POINTER, ceil8(TID * rest));
+}
+
+/**
+ * Tuples of `size` bytes a page keeps in CREATE INDEX: it takes tuples while one more fits and
+ * its free space (plus the last tuple's posting list) is at least `free`, then hands its last
+ * tuple to the next page and keeps a high key in its place.
+ */
+function perPage(size: number, posting: number, free: number, leaf: boolean): number {
+  const fits = Math.floor((PAGE_ROOM - (leaf ? 8 : 0) - size) / size) + 1;
+  const fill = Math.max(2, Math.floor((PAGE_ROOM + posting - free) / size) + 1);
+  return Math.max(1, Math.min(fits, fill) - 1);
+}
+
+/**
+ * Average pivot tuple above the leaves: suffix truncation keeps the key columns needed to tell the
+ * last tuple of a leaf from the first of the next, and a heap pointer when all of them are equal.
+ */
+function pivotBytes(keys: ColumnSize[], tuples: number): number {
+  let bytes = 0;
+  let told = 0;
+  for (let j = 1; j <= keys.length; j++) {
+    const differ = Math.min(1, distinctCombinations(keys.slice(0, j), tuples) / Math.max(tuples, 1));
+    const allPresent = keys.slice(0, j).map(() => true);
+    bytes += (differ - told) * tupleBytes(keys.slice(0, j), allPresent);
+    told = differ;
+  }
+  return bytes + (1 - told) * (tupleBytes(keys, keys.map(() => true)) + 8);
 }
 
 /**
@@ -63,7 +251,7 @@ export function estimateIndexPages(shape: IndexShape): number {
  */
 export function estimateBtreeHeight(pages: number, firstKeyWidth: number): number {
   const leaves = Math.max(pages - 1, 1);
-  const fanout = Math.max(2, Math.floor((USABLE * 0.7) / (maxalign(8 + Math.max(firstKeyWidth, 1)) + 4)));
+  const fanout = Math.max(2, Math.floor(((PAGE - 24 - 16) * 0.7) / (ceil8(8 + Math.max(firstKeyWidth, 1)) + 4)));
   let height = 0;
   for (let n = leaves; n > 1; n = Math.ceil(n / fanout)) height++;
   return height;

@@ -2,9 +2,9 @@
 // collation and the application's search_path; each relation's sizes (pg_class and the physical
 // length, see shadow.ts); column statistics (pg_stats); the planner settings a session may SET;
 // and the actual extremes of indexed columns.
-import { escapeIdentifier, type ReadOnlyTransaction } from '../gateway/index.js';
+import { escapeIdentifier, readThroughColumnStatsHelper, type ReadOnlyTransaction } from '../gateway/index.js';
 import { SYSTEM_SCHEMAS, notFromExtension, oidFilter, type CatalogQuery, type ReadFilter, type Row } from './source-schema.js';
-import type { SourceColumn, SourceColumnStats, SourceEndpoint, SourceRelation, SourceSnapshot } from './source.js';
+import type { SourceColumn, SourceColumnStats, SourceEndpoint, SourceHiddenStatistics, SourceRelation, SourceSnapshot } from './source.js';
 
 // The search_path the application's sessions start with, to resolve the unqualified names of its
 // queries. Ours is pinned to pg_catalog, so it is worked out as PostgreSQL would: the most specific
@@ -106,8 +106,16 @@ const ARRAY_TEXT_FIELDS = new Set(['most_common_vals', 'histogram_bounds', 'most
  * pg_stats of every column the source's role may see, each field the source's version has. Arrays
  * of values come as text: their element type is the column's, which only the shadow can parse.
  * With `only`: the statistics of those relations (tables, and indexes for their expressions).
+ * Columns pg_stats hides from the role come from the administrator's helper when it is installed
+ * (gateway/column-stats-helper.ts): only for relations of `relations`, never over pg_stats' own rows.
  */
-export async function readStats(q: CatalogQuery, only?: { schema: string; name: string }[]): Promise<SourceColumnStats[]> {
+export async function readStats(
+  tx: ReadOnlyTransaction,
+  relations: { schema: string; name: string }[],
+  only?: { schema: string; name: string }[],
+  statementTimeoutMs?: number,
+): Promise<SourceColumnStats[]> {
+  const q: CatalogQuery = (sql, params) => tx.rows<Row>(sql, params ?? []);
   const statsColumns = (await q(`SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = 'pg_catalog.pg_stats'::pg_catalog.regclass AND attnum > 0`)).map((r) => String(r.attname));
   const fields = STATS_FIELDS.filter((f) => statsColumns.includes(f));
   const params: unknown[] = [];
@@ -116,18 +124,67 @@ export async function readStats(q: CatalogQuery, only?: { schema: string; name: 
     params.push(only.map((r) => r.schema), only.map((r) => r.name));
     scoped = ` AND (s.schemaname, s.tablename) IN (SELECT u.s, u.t FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.name[]), pg_catalog.unnest($2::pg_catalog.name[])) AS u(s, t))`;
   }
-  const rows = await q(
+  const statement = (from: string) =>
     `SELECT schemaname, tablename, attname, inherited, ${fields.map((f) => (ARRAY_TEXT_FIELDS.has(f) ? `${f}::text AS ${f}` : f)).join(', ')}
-                    FROM pg_catalog.pg_stats s WHERE s.schemaname NOT IN ('pg_catalog', 'information_schema')${scoped} ORDER BY 1, 2, 3`,
-    params,
-  );
-  return rows.map((r) => ({
+                    FROM ${from} s WHERE s.schemaname NOT IN ('pg_catalog', 'information_schema')${scoped} ORDER BY 1, 2, 3`;
+  const own = (await q(statement('pg_catalog.pg_stats'), params)).map((r) => statsRow(r, fields));
+  const helped = await readThroughColumnStatsHelper<Row>(tx, statement, params, { statementTimeoutMs: Math.min(5_000, statementTimeoutMs ?? 5_000) });
+  if (!helped) return own;
+  const known = new Set(relations.map((r) => `${r.schema}\u0000${r.name}`));
+  const key = (s: SourceColumnStats) => `${s.schema}\u0000${s.table}\u0000${s.column}\u0000${s.inherited}`;
+  const seen = new Set(own.map(key));
+  const added = helped
+    .map((r) => statsRow(r, fields))
+    .filter((s) => known.has(`${s.schema}\u0000${s.table}`) && !seen.has(key(s)) && seen.add(key(s)));
+  return [...own, ...added];
+}
+
+/** One row of pg_stats, or of the helper's answer (someone else's data): every field as pg_stats types it, or null. */
+function statsRow(r: Row, fields: readonly string[]): SourceColumnStats {
+  return {
     schema: String(r.schemaname),
     table: String(r.tablename),
     column: String(r.attname),
-    inherited: Boolean(r.inherited),
-    values: Object.fromEntries(fields.map((f) => [f, (r[f] as string | number | null) ?? null])),
-  }));
+    inherited: r.inherited === true,
+    values: Object.fromEntries(fields.map((f) => [f, fieldValue(r[f], ARRAY_TEXT_FIELDS.has(f))])),
+  };
+}
+
+function fieldValue(value: unknown, text: boolean): string | number | null {
+  if (value === null || value === undefined) return null;
+  if (text) return typeof value === 'string' ? value : null;
+  if (typeof value === 'number') return value;
+  // real[] (most_common_freqs...) arrives parsed, as an array of numbers; the shadow casts it back
+  if (Array.isArray(value) && value.every((v) => v === null || typeof v === 'number')) return value as unknown as string;
+  return null;
+}
+
+/**
+ * Tables (and materialized views) with columns pg_stats hides from the role: those it may not
+ * SELECT, or every column while row security applies to it. `statistics` says whether the table
+ * ever had any: 'never_analyzed' when pg_class counts no rows yet (-1) and no ANALYZE is recorded,
+ * which production plans with the same defaults.
+ */
+export async function readHiddenStatistics(q: CatalogQuery, stats: readonly SourceColumnStats[], filter?: ReadFilter): Promise<SourceHiddenStatistics[]> {
+  const params: unknown[] = [];
+  const only = oidFilter('c.oid', filter?.relations, params);
+  const rows = await q(`SELECT n.nspname AS schema, c.relname AS table, pg_catalog.array_agg(a.attname::text ORDER BY a.attnum) AS columns,
+              c.reltuples >= 0 OR pg_catalog.pg_stat_get_last_analyze_time(c.oid) IS NOT NULL
+                OR pg_catalog.pg_stat_get_last_autoanalyze_time(c.oid) IS NOT NULL AS analyzed
+            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+            WHERE c.relkind IN ('r', 'p', 'm') AND ${SYSTEM_SCHEMAS}${only}
+              AND NOT (pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT') AND NOT (c.relrowsecurity AND pg_catalog.row_security_active(c.oid)))
+            GROUP BY n.nspname, c.relname, c.reltuples, c.oid
+            ORDER BY 1, 2`, params);
+  const read = new Set(stats.map((s) => `${s.schema}\u0000${s.table}\u0000${s.column}`));
+  return rows.flatMap((r) => {
+    const [schema, table] = [String(r.schema), String(r.table)];
+    // what the helper returned is no longer hidden
+    const columns = (r.columns as string[]).filter((column) => !read.has(`${schema}\u0000${table}\u0000${column}`));
+    if (columns.length === 0) return [];
+    return [{ schema, table, columns, statistics: r.analyzed === true ? ('hidden' as const) : ('never_analyzed' as const) }];
+  });
 }
 
 /**

@@ -5,7 +5,7 @@
 import { openGateway, type ReadOnlyTransaction } from '../gateway/index.js';
 import { readSchemaDdl, type CatalogQuery, type Row } from './source-schema.js';
 import { scopedObjects, wholeGraph, type ScopeRequest } from './source-scope.js';
-import { readColumns, readEndpoints, readRelations, readServerFacts, readSettings, readStats } from './source-stats.js';
+import { readColumns, readEndpoints, readHiddenStatistics, readRelations, readServerFacts, readSettings, readStats } from './source-stats.js';
 import { readTableWrites, type SourceTableWrites } from './source-writes.js';
 import { allowedObjects, intersect, withoutExcluded } from './source-filters.js';
 import { hasSchemaFilters, type SchemaFilters } from '../shared/schema-filters.js';
@@ -56,6 +56,16 @@ export interface SourceColumnStats {
   values: Record<string, string | number | null>;
 }
 
+/** A table whose column statistics pg_stats hides from the source's role (source-stats.ts readHiddenStatistics). */
+export interface SourceHiddenStatistics {
+  schema: string;
+  table: string;
+  /** The columns without statistics in the snapshot. */
+  columns: string[];
+  /** hidden: production plans with statistics the snapshot lacks; never_analyzed: production has none either. */
+  statistics: 'hidden' | 'never_analyzed';
+}
+
 export interface SourceSnapshot {
   serverVersionNum: number;
   searchPath: string;
@@ -103,6 +113,12 @@ export interface SourceSnapshot {
    * a part of a snapshot, scope.ts).
    */
   scope?: SnapshotScope;
+  /**
+   * Tables whose column statistics the role could not read, neither in pg_stats nor through the
+   * administrator's helper: the shadow plans them with the planner's defaults. Absent in snapshots
+   * read before it existed.
+   */
+  hiddenStatistics?: SourceHiddenStatistics[];
   /** The connection's schema filters it was read with; absent: every schema. */
   schemaFilters?: SchemaFilters;
 }
@@ -203,6 +219,7 @@ async function readSource(tx: ReadOnlyTransaction, options: ReadSourceOptions): 
     const { graph, scope } = filters ? withoutExcluded(scoped.graph, scoped.scope, filters) : scoped;
     const { ddl, indexes } = await readSchemaDdl(q, filter, filters);
     const relations = await readRelations(q, filter);
+    const stats = await readStats(tx, relations, relations, options.statementTimeoutMs);
     return {
       ...server,
       settings: await readSettings(q),
@@ -210,7 +227,8 @@ async function readSource(tx: ReadOnlyTransaction, options: ReadSourceOptions): 
       relations,
       indexes,
       columns: await readColumns(q, filter),
-      stats: await readStats(q, relations),
+      stats,
+      hiddenStatistics: await readHiddenStatistics(q, stats, filter),
       endpoints: await readEndpoints(tx, options.statementTimeoutMs, filter),
       writes: await readTableWrites(q, filter),
       graph,
@@ -220,6 +238,7 @@ async function readSource(tx: ReadOnlyTransaction, options: ReadSourceOptions): 
   }
   const { ddl, indexes } = await readSchemaDdl(q, allowed, filters);
   const relations = await readRelations(q, allowed);
+  const stats = await readStats(tx, relations, allowed ? relations : undefined, options.statementTimeoutMs);
   return {
     ...server,
     settings: await readSettings(q),
@@ -227,7 +246,8 @@ async function readSource(tx: ReadOnlyTransaction, options: ReadSourceOptions): 
     relations,
     indexes,
     columns: await readColumns(q, allowed),
-    stats: await readStats(q, allowed ? relations : undefined),
+    stats,
+    hiddenStatistics: await readHiddenStatistics(q, stats, allowed),
     endpoints: await readEndpoints(tx, options.statementTimeoutMs, allowed),
     writes: await readTableWrites(q, allowed),
     graph: await wholeGraph(q, allowed),

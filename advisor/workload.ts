@@ -5,9 +5,11 @@
 // that lowers the workload's cost most given the ones already chosen: an index serving several
 // queries beats several that each serve one, and an index whose queries are already served by a
 // chosen one adds nothing. With a byte budget the measure is the saving per byte (the knapsack
-// rule of the DB2 advisor); with a count budget the choice stops at that count.
-import type { IndexRecommendation, PlannedQuery, Recommendation, TableWrites, WorkloadBudget } from '../shared/analysis.js';
+// rule of the DB2 advisor); with a count budget the choice stops at that count; with neither it
+// stops at the knee of its saving curve (knee.ts).
+import type { ChoiceStop, IndexRecommendation, PlannedQuery, Recommendation, SavingPoint, TableWrites, WorkloadBudget } from '../shared/analysis.js';
 import { candidateKey, type IndexCandidate } from './candidates.js';
+import { curveOf, kneeOf, stopOf } from './knee.js';
 import type { SourceSnapshot } from './source.js';
 
 /** Other queries' candidates added to one query's, at most: each costs one more plan per round. */
@@ -87,6 +89,10 @@ export interface WorkloadChoice {
   indexes: IndexRecommendation[];
   /** What the chosen indexes save the workload together (cost x calls). */
   saved: number;
+  /** The workload's cost after each step of the greedy choice, from no index on (knee.ts). */
+  savingCurve: SavingPoint[];
+  /** Where on the curve the choice stopped, and why. */
+  stop: ChoiceStop;
 }
 
 function optionsOf(q: PlannedQuery): QueryOptions | undefined {
@@ -112,25 +118,95 @@ function bestOption(q: QueryOptions, chosen: ReadonlySet<string>): Option | unde
 }
 
 const bytesOf = (r: Recommendation) => r.estimatedBytes ?? r.estimatedPages * 8192;
+/**
+ * What an index spends of a byte budget. An exact estimate comes within 5% of the index built
+ * (docs/index-sizes.md), on either side: it is counted 5% larger, so that a choice within the
+ * budget stays within it once built. An uncertain one is an upper bound already.
+ */
+const budgetBytesOf = (r: Recommendation) => bytesOf(r) * (r.sizeUncertain ? 1 : 1.05);
 
-/** Greedy choice with re-evaluation over the queries' trials; see the top of this file. */
-export function chooseForWorkload(results: PlannedQuery[], budget: WorkloadBudget = {}, minSavedPct = DEFAULT_MIN_SAVED_PCT): WorkloadChoice {
-  const queries = results.map(optionsOf).filter((q): q is QueryOptions => !!q);
-  const meta = new Map<string, Recommendation>();
-  for (const q of results) for (const r of [...q.recommendations, ...(q.alternatives ?? [])]) if (!meta.has(r.createIndex)) meta.set(r.createIndex, r);
+/** Where a greedy pass starts: from these indexes, among those allowed, by saving per byte or by saving. */
+interface GreedyFrom {
+  start?: string[];
+  allowed?: ReadonlySet<string>;
+  byBytes?: boolean;
+}
+
+/** Improving rounds of the refinement at most: each is one greedy pass per chosen index and measure. */
+const MAX_REFINE_ROUNDS = 50;
+
+/** What these indexes save the workload together: each query's best option among them. */
+const savingOf = (queries: QueryOptions[], set: Iterable<string>) => {
+  const chosen = new Set(set);
+  return queries.reduce((n, q) => n + (bestOption(q, chosen)?.saved ?? 0), 0);
+};
+
+/**
+ * The choice within a byte budget, refined after the greedy pass as Relaxation and AutoAdmin refine
+ * theirs: the better of the greedy by saving per byte and by saving, then, while it gains, one
+ * chosen index dropped and the bytes it frees filled greedily again (by either measure) without it.
+ * A per-byte greedy stops where one large index that saved well per byte leaves too little room;
+ * the refill finds the smaller ones that save more together. At most MAX_REFINE_ROUNDS rounds.
+ */
+function refinedWithinBytes(queries: QueryOptions[], meta: Map<string, Recommendation>, budget: WorkloadBudget, minSavedPct: number): string[] {
+  const universe = new Set(queries.flatMap((q) => q.options.flatMap((o) => o.indexes)));
+  const fill = (from: GreedyFrom) => [...(from.start ?? []), ...greedySteps(queries, meta, budget, minSavedPct, from).steps.map((s) => s.index)];
+  let best = [fill({ byBytes: true }), fill({ byBytes: false })].sort((a, b) => savingOf(queries, b) - savingOf(queries, a))[0]!;
+  let bestSaving = savingOf(queries, best);
+  for (let round = 0; round < MAX_REFINE_ROUNDS; round++) {
+    let improved = false;
+    for (const drop of best) {
+      const allowed = new Set([...universe].filter((i) => i !== drop));
+      const start = best.filter((i) => i !== drop);
+      for (const byBytes of [true, false]) {
+        const next = fill({ start, allowed, byBytes });
+        const saving = savingOf(queries, next);
+        if (saving > bestSaving * (1 + 1e-9)) {
+          [best, bestSaving, improved] = [next, saving, true];
+          break;
+        }
+      }
+      if (improved) break;
+    }
+    if (!improved) break;
+  }
+  return best;
+}
+
+/** One step of the greedy choice: the index added, its size and the workload's cost after it. */
+interface Step {
+  index: string;
+  bytes: number;
+  cost: number;
+}
+
+/**
+ * Greedy choice with re-evaluation over the queries' trials (see the top of this file), run until
+ * nothing that fits saves more: every step, in order. `blocked` says what ended it early: the
+ * count, or an index that saves but no longer fits in the bytes left.
+ */
+function greedySteps(queries: QueryOptions[], meta: Map<string, Recommendation>, budget: WorkloadBudget, minSavedPct: number, from: GreedyFrom = {}) {
   const queriesOf = new Map<string, QueryOptions[]>();
-  for (const q of queries) for (const i of new Set(q.options.flatMap((o) => o.indexes))) queriesOf.set(i, [...(queriesOf.get(i) ?? []), q]);
-
-  const chosen = new Set<string>();
-  const value = new Map(queries.map((q) => [q.hash, 0]));
-  let bytes = 0;
+  for (const q of queries) {
+    for (const i of new Set(q.options.flatMap((o) => o.indexes))) if (!from.allowed || from.allowed.has(i)) queriesOf.set(i, [...(queriesOf.get(i) ?? []), q]);
+  }
+  const chosen = new Set<string>(from.start);
+  const value = new Map(queries.map((q) => [q.hash, bestOption(q, chosen)?.saved ?? 0]));
+  const base = queries.reduce((n, q) => n + q.cost, 0);
+  const steps: Step[] = [];
+  let spent = [...chosen].reduce((n, i) => n + budgetBytesOf(meta.get(i)!), 0);
+  const byBytes = from.byBytes ?? budget.maxBytes !== undefined;
+  let blocked: 'maxIndexes' | 'maxBytes' | undefined;
   for (;;) {
-    if (budget.maxIndexes !== undefined && chosen.size >= budget.maxIndexes) break;
+    if (budget.maxIndexes !== undefined && chosen.size >= budget.maxIndexes) {
+      blocked = 'maxIndexes';
+      break;
+    }
     let best: { index: string; gain: number; score: number; helped: number; bytes: number } | undefined;
+    let tooBig = false;
     for (const [index, qs] of queriesOf) {
       if (chosen.has(index)) continue;
       const size = bytesOf(meta.get(index)!);
-      if (budget.maxBytes !== undefined && bytes + size > budget.maxBytes) continue;
       const trial = new Set(chosen).add(index);
       let gain = 0;
       let helped = 0;
@@ -145,16 +221,53 @@ export function chooseForWorkload(results: PlannedQuery[], budget: WorkloadBudge
         }
       }
       if (gain <= 0) continue;
-      const score = budget.maxBytes !== undefined ? gain / Math.max(size, 1) : gain;
+      if (budget.maxBytes !== undefined && spent + budgetBytesOf(meta.get(index)!) > budget.maxBytes) {
+        tooBig = true;
+        continue;
+      }
+      const score = byBytes ? gain / Math.max(size, 1) : gain;
       // Near ties (within 1%) go to the index serving more queries, then to the smaller one.
       const better = !best || score > best.score * 1.01 || (score >= best.score * 0.99 && (helped > best.helped || (helped === best.helped && size < best.bytes)));
       if (better) best = { index, gain, score, helped, bytes: size };
     }
-    if (!best) break;
+    if (!best) {
+      if (tooBig) blocked = 'maxBytes';
+      break;
+    }
     chosen.add(best.index);
-    bytes += best.bytes;
+    spent += budgetBytesOf(meta.get(best.index)!);
     for (const q of queriesOf.get(best.index)!) value.set(q.hash, Math.max(value.get(q.hash)!, bestOption(q, chosen)?.saved ?? 0));
+    steps.push({ index: best.index, bytes: best.bytes, cost: base - [...value.values()].reduce((n, v) => n + v, 0) });
   }
+  return { base, steps, blocked };
+}
+
+/**
+ * The indexes for the whole workload. Within a budget: the greedy choice until it is spent (refined
+ * within bytes unless `refine` is false). With none: the greedy choice up to the knee of its saving
+ * curve (knee.ts), unless `knee` is false.
+ */
+export function chooseForWorkload(
+  results: PlannedQuery[],
+  budget: WorkloadBudget = {},
+  options: { minSavedPct?: number; knee?: boolean; refine?: boolean } = {},
+): WorkloadChoice {
+  const queries = results.map(optionsOf).filter((q): q is QueryOptions => !!q);
+  const meta = new Map<string, Recommendation>();
+  for (const q of results) for (const r of [...q.recommendations, ...(q.alternatives ?? [])]) if (!meta.has(r.createIndex)) meta.set(r.createIndex, r);
+  const minSavedPct = options.minSavedPct ?? DEFAULT_MIN_SAVED_PCT;
+  const greedy = greedySteps(queries, meta, budget, minSavedPct);
+  const { base, blocked } = greedy;
+  let steps = greedy.steps;
+  if (budget.maxBytes !== undefined && options.refine !== false) {
+    // The refined set, in the order a per-byte greedy pass over it takes it: the curve's steps.
+    const refined = new Set(refinedWithinBytes(queries, meta, budget, minSavedPct));
+    steps = greedySteps(queries, meta, budget, 0, { allowed: refined }).steps;
+  }
+  const savingCurve = curveOf(base, steps);
+  const budgeted = budget.maxIndexes !== undefined || budget.maxBytes !== undefined;
+  const stop = stopOf(savingCurve, budgeted || options.knee === false ? undefined : kneeOf(savingCurve), blocked);
+  const chosen = new Set(steps.slice(0, stop.indexes).map((s) => s.index));
 
   // Each query's saving goes to the indexes of the option it would use.
   const saved = new Map<string, { total: number; queries: string[] }>([...chosen].map((i) => [i, { total: 0, queries: [] }]));
@@ -174,5 +287,5 @@ export function chooseForWorkload(results: PlannedQuery[], budget: WorkloadBudge
     indexes.push({ ...rest, totalSaved: s.total, queries: s.queries });
   }
   indexes.sort((a, b) => b.totalSaved - a.totalSaved);
-  return { indexes, saved: indexes.reduce((n, i) => n + i.totalSaved, 0) };
+  return { indexes, saved: indexes.reduce((n, i) => n + i.totalSaved, 0), savingCurve, stop };
 }

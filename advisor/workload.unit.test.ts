@@ -42,7 +42,7 @@ const WORKLOAD = [query('eq', [a], [a, ab]), query('eqSort', [sorted], [sorted, 
 
 describe('indexes chosen for the whole workload', () => {
   it('prefers one index serving two queries to one for each, listing both and their total saving', () => {
-    const { indexes } = chooseForWorkload(WORKLOAD);
+    const { indexes } = chooseForWorkload(WORKLOAD, {}, { knee: false });
     expect(indexes.map((i) => i.columns)).toEqual([['a', 'b'], ['c']]);
     expect(indexes[0]!.queries).toEqual(['eq', 'eqSort']);
     expect(indexes[0]!.totalSaved).toBe(ab.totalSaved + sorted.totalSaved);
@@ -56,10 +56,57 @@ describe('indexes chosen for the whole workload', () => {
     expect(small[0]!.queries).toEqual(['eq', 'eqSort']);
   });
 
+  it('refines a byte budget past one large index that saved best per byte but left too little room', () => {
+    // (x) saves 600 in 60 pages; (y) and (z) 450 each in 50: both greedy passes take (x), then nothing fits in 40
+    const x = rec(['x'], 100, 40, 10, 60);
+    const y = rec(['y'], 100, 55, 10, 50);
+    const z = rec(['z'], 100, 55, 10, 50);
+    // 105 pages: the two estimates counted 5% larger, as every exact estimate is against a budget
+    const { indexes, stop } = chooseForWorkload([query('qx', [x], [x]), query('qy', [y], [y]), query('qz', [z], [z])], { maxBytes: 105 * 8192 });
+    expect(indexes.map((i) => i.columns)).toEqual([['y'], ['z']]);
+    expect(stop).toMatchObject({ code: 'maxBytes', indexes: 2 });
+  });
+
+  it('leaves room for an exact estimate to be 5% short of the index built; an upper bound counts as it is', () => {
+    const y = rec(['y'], 100, 55, 10, 50);
+    const z = rec(['z'], 100, 55, 10, 50);
+    const budget = { maxBytes: 100 * 8192 };
+    expect(chooseForWorkload([query('qy', [y], [y]), query('qz', [z], [z])], budget).indexes).toHaveLength(1);
+    const bound = (r: Recommendation) => ({ ...r, sizeUncertain: 'an expression without statistics' });
+    const [yb, zb] = [bound(y), bound(z)];
+    expect(chooseForWorkload([query('qy', [yb], [yb]), query('qz', [zb], [zb])], budget).indexes).toHaveLength(2);
+  });
+
   it("counts a query's own pair of indexes together", () => {
     const second = { ...rec(['c'], 10, 2, 10), costBefore: 10 };
-    const { indexes } = chooseForWorkload([query('pair', [a, second], [a])]);
+    const { indexes } = chooseForWorkload([query('pair', [a, second], [a])], {}, { knee: false });
     expect(indexes.map((i) => i.columns)).toEqual([['a'], ['c']]);
+  });
+});
+
+describe('the saving curve', () => {
+  const base = 1000 * 10 + 5000 * 10 + 300 * 10;
+  it('has one point per step from no index, cumulative bytes and the cost after each step', () => {
+    const { savingCurve } = chooseForWorkload(WORKLOAD, {}, { knee: false });
+    expect(savingCurve).toEqual([
+      { indexes: 0, bytes: 0, cost: base, createIndex: null },
+      { indexes: 1, bytes: 80 * 8192, cost: base - ab.totalSaved - sorted.totalSaved, createIndex: ab.createIndex },
+      { indexes: 2, bytes: 280 * 8192, cost: base - ab.totalSaved - sorted.totalSaved - other.totalSaved, createIndex: other.createIndex },
+    ]);
+  });
+
+  it('stops at the knee without a budget: (c) saves 5% of the curve for 71% of its storage', () => {
+    const { indexes, savingCurve, stop } = chooseForWorkload(WORKLOAD);
+    expect(indexes.map((i) => i.columns)).toEqual([['a', 'b']]);
+    expect(savingCurve).toHaveLength(3);
+    expect(stop).toMatchObject({ code: 'knee', indexes: 1 });
+    expect(stop.message).toMatch(/^Stopped at 1 of 2 indexes .* the other 1 would save 4\.7% more/);
+  });
+
+  it('says which budget stopped it', () => {
+    expect(chooseForWorkload(WORKLOAD, { maxIndexes: 1 }).stop).toMatchObject({ code: 'maxIndexes', indexes: 1 });
+    expect(chooseForWorkload(WORKLOAD, { maxBytes: 60 * 8192 }).stop).toMatchObject({ code: 'maxBytes', indexes: 1 });
+    expect(chooseForWorkload(WORKLOAD, { maxBytes: 1e9 }).stop).toMatchObject({ code: 'noFurtherSaving', indexes: 3 });
   });
 });
 

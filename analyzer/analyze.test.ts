@@ -5,6 +5,7 @@ import pg from 'pg';
 import { analyzeResponseSchema } from '../shared/analysis';
 import { startPostgres, type PostgresServer } from '../test/support/postgres';
 import { request, startTestAnalyzer } from '../test/support/analyzer';
+import { expectSavingCurve } from '../test/support/saving-curve';
 
 describe('POST /postgres/analyze', () => {
   let server: PostgresServer;
@@ -66,6 +67,30 @@ describe('POST /postgres/analyze', () => {
     expect(body.queries).toHaveLength(1);
     expect(body.queries[0]!.cost).toBeGreaterThan(0);
     expect(JSON.stringify(body.queries[0]!.plan)).toContain('orders');
+  });
+
+  it('answers the saving curve of its choice, and keeps to maxBytes', async () => {
+    const queries = [
+      { query: 'SELECT id, total_cents FROM orders WHERE customer_id = $1 ORDER BY created_at DESC LIMIT 10', calls: 500 },
+      { query: 'SELECT sum(total_cents) FROM orders WHERE created_at > $1', calls: 50 },
+      { query: 'SELECT id FROM orders WHERE total_cents = $1', calls: 20 },
+    ];
+    const whole = analyzeResponseSchema.parse((await analyze({ db: shop, queries })).json);
+    expectSavingCurve(whole.savingCurve, whole.stopReason);
+    const curve = whole.savingCurve!;
+    expect(curve.length).toBeGreaterThanOrEqual(3);
+    // from the cost of the queries an index helps, as they are, down to what the chosen point leaves
+    const helped = whole.queries.filter((q) => q.recommendations.length > 0);
+    expect(curve[0]!.cost).toBeCloseTo(helped.reduce((n, q) => n + q.cost! * q.calls!, 0), 0);
+    const chosen = curve[whole.stopReason!.indexes]!;
+    expect(whole.indexes.reduce((n, i) => n + i.estimatedBytes!, 0)).toBe(chosen.bytes);
+    expect(curve[0]!.cost - chosen.cost).toBeCloseTo(whole.indexes.reduce((n, i) => n + i.totalSaved, 0), 0);
+
+    const budget = curve[1]!.bytes; // room for the smallest first step only, if that
+    const small = analyzeResponseSchema.parse((await analyze({ db: shop, queries, maxBytes: budget })).json);
+    expectSavingCurve(small.savingCurve, small.stopReason);
+    expect(small.savingCurve!.at(-1)!.bytes).toBeLessThanOrEqual(budget);
+    expect(small.stopReason!.code).toBe('maxBytes');
   });
 
   it('answers bad requests, unreadable statistics and unreachable servers with distinct errors', async () => {

@@ -84,6 +84,8 @@ export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLi
     source: request.queries ? 'request' : 'pg_stat_statements',
     queries: result.queries.map((q) => ({ ...q, query: byHash.get(q.hash)?.query ?? '', calls: byHash.get(q.hash)?.calls ?? null })),
     indexes: result.indexes,
+    savingCurve: result.savingCurve,
+    stopReason: result.stopReason,
     warnings: result.warnings,
     hiddenIndexes: hidden,
   };

@@ -7,6 +7,7 @@ import { readServer, type ServerRow } from './catalog/server.sql';
 import { AnalyzerHttpError, classifyConnectionError } from './errors';
 import type { QueriesResult } from './queries';
 import { ANALYZER_VERSION } from './version';
+import { MONITORING_ROLE_DOCS } from '../shared/statistics-warnings';
 
 export interface SyncSettings {
   limits: SessionLimits;
@@ -82,7 +83,10 @@ function visibilityNotes(server: ServerRow, queries: QueriesResult | undefined, 
   }
   if (withoutSelect === undefined) notes.push('Table privileges could not be checked.');
   else if (withoutSelect.length) {
-    notes.push(`${withoutSelect.length} tables cannot be read by this role: no sample rows, and pg_stats hides their columns.`);
+    notes.push(
+      `${withoutSelect.length} tables cannot be read by this role: no sample rows, and pg_stats hides their columns, so they are planned with the planner's defaults. ` +
+        `Grant SELECT, or have an administrator install the querytrail.column_stats() helper (${MONITORING_ROLE_DOCS}).`,
+    );
   }
   return notes;
 }

@@ -6,33 +6,29 @@
 //      (and a single-column-only advisor), and whether each recommendation, created for real,
 //      lowers the real cost by what it claimed (within 10%);
 //   3. the whole workload: the indexes chosen for it (and under a budget) against those chosen one
-//      query at a time, each set created for real and the workload's real cost (x calls) measured.
-// Prints every figure and writes the tables into advisor/README.md between the result markers.
-import { SHARED_DATA_DIR } from '../test/support/data';
-import { execFileSync } from 'node:child_process';
+//      query at a time, each set created for real and the workload's real cost (x calls) measured;
+//   4. index selection: the workload's choice against Extend at budgets from 1% to 150% of the data,
+//      on Pagila's workload and on an analytic star schema of ~1 GB (ANALYTIC_SCALE, default 1),
+//      with each workload's saving curve (bench/advisor/selection.ts).
+// Prints every figure and writes the tables into docs/benchmarks.md between the result markers.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';
 import { analyzeQueries, planShape, rankIndexes, type AnalysisResult, type PlanNode } from '../advisor/index.js';
 import { isCovered } from '../advisor/candidates.js';
-import { LOAD_SQL, WORKLOAD, WORKLOAD_INDEXES } from './advisor-data.js';
+import { WORKLOAD, WORKLOAD_INDEXES } from './advisor-data.js';
+import { ANALYTIC_DB, dataBytes, loadAnalytic } from './advisor/analytic/load.js';
+import { ANALYTIC_WORKLOAD } from './advisor/analytic/queries.js';
+import { loadPagila } from './advisor/pagila.js';
+import { createReport } from './advisor/report.js';
+import { compareSelection } from './advisor/selection.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const SCHEMA = path.join(SHARED_DATA_DIR, 'pagila-schema-no-pgvector.sql');
-const README = path.resolve(here, '../advisor/README.md');
+const RESULTS_PAGE = path.resolve(here, '../docs/benchmarks.md');
 
-const out: string[] = [];
-function print(line = ''): void {
-  console.log(line);
-  out.push(line);
-}
-function table(headers: string[], rows: (string | number)[][]): void {
-  print(`| ${headers.join(' | ')} |`);
-  print(`|${headers.map(() => '---').join('|')}|`);
-  for (const r of rows) print(`| ${r.map(String).join(' | ')} |`);
-  print();
-}
+const report = createReport();
+const { print, table, lines: out } = report;
 const fmt = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2));
 const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
 const seconds = (t: number) => `${((Date.now() - t) / 1000).toFixed(1)} s`;
@@ -89,12 +85,8 @@ async function main(): Promise<void> {
     settings: { max_wal_size: '8GB', maintenance_work_mem: '512MB', checkpoint_timeout: '30min', shared_buffers: '512MB' },
   });
   try {
-    const url = await db.createDatabase('pagila');
-    execFileSync('psql', ['-X', '-v', 'ON_ERROR_STOP=1', '-q', '-d', url, '-f', SCHEMA], { stdio: ['ignore', 'ignore', 'inherit'] });
     let t = Date.now();
-    for (const sql of LOAD_SQL) await db.query(`SET session_replication_role = replica; ${sql}`, [], 'pagila');
-    for (const w of WORKLOAD_INDEXES) await db.query(w.sql, [], 'pagila');
-    await db.query('VACUUM ANALYZE', [], 'pagila');
+    const url = await loadPagila(db, { workloadIndexes: true });
     const sizes = await db.query<{ rows: string; size: string }>(
       `SELECT sum(reltuples)::bigint AS rows, pg_size_pretty(pg_database_size(current_database())) AS size FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace`,
       [],
@@ -203,6 +195,9 @@ async function main(): Promise<void> {
     print(`## Index size estimates (pages) vs the real index`);
     print();
     table(['index', 'estimated', 'real', 'error'], sizeRows);
+    const sizeErrors = sizeRows.map((r) => Math.abs(Number(r[1]) / Number(r[2]) - 1)).sort((a, b) => a - b);
+    print(`Size estimate error: max ${pct(sizeErrors.at(-1) ?? 0)}, median ${pct(sizeErrors[Math.floor(sizeErrors.length / 2)] ?? 0)} over ${sizeErrors.length} indexes.`);
+    print();
 
     // 5. The whole workload: each set of indexes created for real, the workload's cost measured.
     t = Date.now();
@@ -253,14 +248,26 @@ async function main(): Promise<void> {
     );
     const errors = full.queries.filter((q) => q.error);
     print(`Queries with an error: ${errors.length}. Shadow warnings: ${full.warnings.length}${full.warnings.length ? ` (${full.warnings.slice(0, 3).join('; ')})` : ''}.`);
+    // 6. Index selection against Extend, and the saving curves, on both workloads.
+    print(`## Index selection: the workload's choice vs Extend at budgets from 1% to 150% of the data`);
+    print();
+    await compareSelection(report, "Pagila's workload", url, queries, await dataBytes(db, 'pagila'));
+    t = Date.now();
+    const analytic = await loadAnalytic(db, Number(process.env.ANALYTIC_SCALE ?? 1));
+    const analyticBytes = await dataBytes(db, ANALYTIC_DB);
+    print(`Analytic star schema (bench/advisor/analytic/): ${(analyticBytes / GB).toFixed(2)} GB of data, generated in ${seconds(t)}.`);
+    print();
+    await compareSelection(report, 'Analytic workload', analytic, ANALYTIC_WORKLOAD.map(([label, query, calls]) => ({ hash: label, query, calls })), analyticBytes);
     print(`Total benchmark time: ${seconds(t0)}.`);
 
-    const readme = readFileSync(README, 'utf8');
+    const readme = readFileSync(RESULTS_PAGE, 'utf8');
     const start = '<!-- bench:advisor:start -->';
     const end = '<!-- bench:advisor:end -->';
     const a = readme.indexOf(start);
     const b = readme.indexOf(end);
-    if (a >= 0 && b > a) writeFileSync(README, `${readme.slice(0, a + start.length)}\n${out.join('\n')}\n${readme.slice(b)}`);
+    // under the page's own "## The advisor benchmark's output": the report's headings two levels down
+    const section = out.map((line) => (/^#+ /.test(line) ? `##${line}` : line));
+    if (a >= 0 && b > a) writeFileSync(RESULTS_PAGE, `${readme.slice(0, a + start.length)}\n${section.join('\n')}\n${readme.slice(b)}`);
   } finally {
     await db.stop();
   }

@@ -17,7 +17,8 @@ import { freePort, startPostgres, type PostgresServer } from '../test/support/po
 import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../test/support/services';
 import { decodeJwt } from 'jose';
 import { startOidcIssuer } from '../test/support/oidc-issuer';
-import { CliError, credentialOf, fetchIdToken, githubDefaults, idTokenRequestUrl, ingestUrl, refusalHint, splitStatements } from './ci-report';
+import { CliError, credentialOf, fetchIdToken, idTokenRequestUrl, ingestUrl, refusalHint, splitStatements } from './ci-report';
+import { githubDefaults } from './github-actions';
 
 // The workload of a test suite: statement -> how often it runs.
 const WORKLOAD: [sql: string, params: unknown[][], expectedStart: string][] = [

@@ -2,7 +2,6 @@
 // and/or a file of statements, fingerprints it, and posts one run to the querytrail API, with the
 // CI database's schema (tables, columns, indexes) so the verdict can plan the run on production's
 // schema with the run's migrations applied.
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { scanSync } from 'libpg-query';
@@ -12,6 +11,8 @@ import { describeIssues, issuesOf } from '../shared/errors';
 import { readDatabaseStatements, StatementsReadError } from '../analyzer/statements';
 import { readRunSchema, RunSchemaReadError } from '../analyzer/run-schema';
 import type { RunSchema } from '../shared/run-schema';
+import { ciProviderOf } from './ci-provider';
+import { githubActions } from './github-actions';
 
 export interface Io {
   out(line: string): void;
@@ -52,39 +53,6 @@ export interface ReportOptions {
 }
 
 export type RunFields = Omit<IngestRunInput, 'queries' | 'schema'>;
-
-/** The pull request of a GitHub Actions run: the event's pull_request.number, else refs/pull/N/merge. */
-export function pullRequestOf(env: NodeJS.ProcessEnv): number | undefined {
-  if (env.GITHUB_EVENT_PATH) {
-    try {
-      const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as { pull_request?: { number?: unknown } };
-      const number = event.pull_request?.number;
-      if (typeof number === 'number' && Number.isInteger(number) && number > 0) return number;
-    } catch {
-      // not readable or not JSON: GITHUB_REF still says it on pull_request events
-    }
-  }
-  const pr = /^refs\/pull\/(\d+)\//.exec(env.GITHUB_REF ?? '');
-  return pr ? Number(pr[1]) : undefined;
-}
-
-/** What GitHub Actions says about the run; flags and a run.json override these. */
-export function githubDefaults(env: NodeJS.ProcessEnv): Partial<RunFields> {
-  const out: Partial<RunFields> = {};
-  if (env.GITHUB_REPOSITORY) out.repo = env.GITHUB_REPOSITORY;
-  if (env.GITHUB_RUN_ID) {
-    // A re-run of the same workflow run is a new run of the tests, so each attempt is its own run.
-    const attempt = env.GITHUB_RUN_ATTEMPT;
-    out.runId = attempt && attempt !== '1' ? `${env.GITHUB_RUN_ID}-${attempt}` : env.GITHUB_RUN_ID;
-  }
-  if (env.GITHUB_SHA) out.commitSha = env.GITHUB_SHA;
-  // On pull_request events GITHUB_REF_NAME is "<n>/merge"; GITHUB_HEAD_REF is the branch itself.
-  const branch = env.GITHUB_HEAD_REF || env.GITHUB_REF_NAME;
-  if (branch) out.branch = branch;
-  const pr = pullRequestOf(env);
-  if (pr) out.pullRequest = pr;
-  return out;
-}
 
 /** The API's base, without a trailing slash: accepts http://host:3000 and http://host:3000/api alike. */
 export function apiBase(api: string): string {
@@ -222,12 +190,18 @@ export const DEFAULT_AUDIENCE = 'querytrail';
  * What ci-report authenticates with: QUERYTRAIL_TOKEN (a CI token of the environment, or the
  * server's API_TOKEN) when set; otherwise, in a GitHub Actions job with `permissions: id-token:
  * write` (which is what puts ACTIONS_ID_TOKEN_REQUEST_URL and _TOKEN in its environment), the job's
- * OpenID Connect ID token, fetched when the run is posted (tokenless CI); otherwise nothing.
+ * OpenID Connect ID token, fetched when the run is posted; otherwise, in a GitLab CI job whose
+ * `id_tokens` names QUERYTRAIL_ID_TOKEN, that ID token as GitLab gave it (tokenless CI both);
+ * otherwise nothing.
  */
 export type Credential =
   | { kind: 'token'; token: string }
   | { kind: 'id-token'; requestUrl: string; requestToken: string; audience: string }
+  | { kind: 'id-token-variable'; token: string; variable: string }
   | { kind: 'none' };
+
+/** The variable a GitLab CI job's `id_tokens` puts querytrail's ID token in. */
+export const ID_TOKEN_VARIABLE = 'QUERYTRAIL_ID_TOKEN';
 
 export function credentialOf(env: NodeJS.ProcessEnv, audience?: string): Credential {
   const token = env.QUERYTRAIL_TOKEN?.trim();
@@ -237,6 +211,8 @@ export function credentialOf(env: NodeJS.ProcessEnv, audience?: string): Credent
   if (requestUrl && requestToken) {
     return { kind: 'id-token', requestUrl, requestToken, audience: audience?.trim() || env.QUERYTRAIL_AUDIENCE?.trim() || DEFAULT_AUDIENCE };
   }
+  const idToken = env[ID_TOKEN_VARIABLE]?.trim();
+  if (idToken) return { kind: 'id-token-variable', token: idToken, variable: ID_TOKEN_VARIABLE };
   return { kind: 'none' };
 }
 
@@ -247,6 +223,8 @@ export function describeCredential(credential: Credential): string {
       return 'QUERYTRAIL_TOKEN';
     case 'id-token':
       return `this job's GitHub Actions ID token (audience "${credential.audience}")`;
+    case 'id-token-variable':
+      return `this job's ID token (${credential.variable})`;
     case 'none':
       return 'no credentials';
   }
@@ -309,32 +287,35 @@ export async function fetchIdToken(credential: Extract<Credential, { kind: 'id-t
 /** The bearer value for the API: the token as is, or a fresh ID token; undefined for none. */
 export async function bearerOf(credential: Credential | undefined): Promise<string | undefined> {
   if (!credential || credential.kind === 'none') return undefined;
-  return credential.kind === 'token' ? credential.token : fetchIdToken(credential);
+  if (credential.kind === 'id-token') return fetchIdToken(credential);
+  return credential.token;
 }
 
-/** The two ways to authenticate ci-report, for the hint of a 401 or 403. */
-const BOTH_WAYS =
-  "set QUERYTRAIL_TOKEN (the action's `token` input) to a CI token of the environment the repository is linked to, " +
-  'or give the GitHub Actions job `permissions: id-token: write` so that ci-report sends its ID token instead (tokenless CI)';
-
-/** What to do about a 401 or 403 of the API, given what was sent (the server's message says why). */
-export function refusalHint(status: number, credential: Credential | undefined, repo: string): string {
+/** What to do about a 401 or 403 of the API, given what was sent (the server's message says why) and the CI's ways to authenticate. */
+export function refusalHint(status: number, credential: Credential | undefined, repo: string, ways = githubActions.credentialWays): string {
   const sent = credential ?? { kind: 'none' };
   let what: string;
   if (status === 401) {
-    what =
-      sent.kind === 'token'
-        ? 'QUERYTRAIL_TOKEN was refused'
-        : sent.kind === 'id-token'
-          ? `the job's ID token was refused: the server's CI_OIDC_ISSUERS, CI_OIDC_AUDIENCE and CI_OIDC_BRANCHES decide which it accepts; it was asked for the audience "${sent.audience}" (--audience, QUERYTRAIL_AUDIENCE)`
-          : 'no credentials were sent';
+    switch (sent.kind) {
+      case 'token':
+        what = 'QUERYTRAIL_TOKEN was refused';
+        break;
+      case 'id-token':
+        what = `the job's ID token was refused: the server's CI_OIDC_ISSUERS, CI_OIDC_AUDIENCE and CI_OIDC_BRANCHES decide which it accepts; it was asked for the audience "${sent.audience}" (--audience, QUERYTRAIL_AUDIENCE)`;
+        break;
+      case 'id-token-variable':
+        what = `the job's ID token (${sent.variable}) was refused: the server's CI_OIDC_ISSUERS, CI_OIDC_AUDIENCE and CI_OIDC_BRANCHES decide which it accepts; its audience is the \`aud\` of the job's \`id_tokens\``;
+        break;
+      case 'none':
+        what = 'no credentials were sent';
+    }
   } else if (status === 403) {
-    const who = sent.kind === 'token' ? 'QUERYTRAIL_TOKEN' : sent.kind === 'id-token' ? "the job's ID token" : 'a caller without credentials';
+    const who = sent.kind === 'token' ? 'QUERYTRAIL_TOKEN' : sent.kind === 'none' ? 'a caller without credentials' : "the job's ID token";
     what = `${who} may not post runs of ${repo}: a CI token posts runs of the repositories linked to its environment, an ID token those of its own repository once an admin has linked it`;
   } else {
     return '';
   }
-  return ` (${what}. Either ${BOTH_WAYS})`;
+  return ` (${what}. Either ${ways})`;
 }
 
 /** What was reported: the stored run (absent for --dry-run) and the run's details. */
@@ -367,9 +348,10 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
     if (!Number.isInteger(pr) || pr <= 0) throw new CliError(`--pr must be a pull request number, got "${options.pr}"`, 2);
     flags.pullRequest = pr;
   }
-  const fields = { ...githubDefaults(env), ...fromFile.fields, ...flags };
-  if (!fields.repo) throw new CliError('--repo org/repo is required outside GitHub Actions (GITHUB_REPOSITORY is not set)', 2);
-  if (!fields.runId) throw new CliError('--run-id is required outside GitHub Actions (GITHUB_RUN_ID is not set)', 2);
+  const ci = ciProviderOf(env);
+  const fields = { ...ci.runFields(env), ...fromFile.fields, ...flags };
+  if (!fields.repo) throw new CliError(`--repo org/repo is required outside ${ci.name} (${ci.variables.repo} is not set)`, 2);
+  if (!fields.runId) throw new CliError(`--run-id is required outside ${ci.name} (${ci.variables.runId} is not set)`, 2);
 
   const queries = [...fromDb, ...fromFile.queries].filter((q) => {
     if (q.query.length <= CI_LIMITS.maxQueryLength) return true;
@@ -419,7 +401,7 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
     } catch {
       // not our JSON (a proxy's page): show its start
     }
-    const hint = refusalHint(response.status, options.credential, fields.repo);
+    const hint = refusalHint(response.status, options.credential, fields.repo, ci.credentialWays);
     const failure = `the querytrail API answered ${response.status}: ${message}${hint}`;
     throw response.status >= 500 ? new QuerytrailUnavailable(failure) : new CliError(failure);
   }

@@ -38,18 +38,25 @@ The verdict:
   --app-url URL   querytrail's web app, for the run's link (default: --api without /api)
   --comment WHEN  the pull request comment: on-findings (default: not for a first pass), always,
                   never. Needs GITHUB_TOKEN and a pull request; one comment, updated in place.
+                  On GitLab CI: the merge request's note (QUERYTRAIL_GITLAB_TOKEN, else CI_JOB_TOKEN)
+  --codequality FILE  on GitLab CI, the Code Quality report (default gl-code-quality-report.json)
 
 In GitHub Actions the verdict also goes to the job summary ($GITHUB_STEP_SUMMARY) and each failing
-or warning finding is an annotation.
+or warning finding is an annotation. On GitLab CI (GITLAB_CI) the run's details come from
+CI_PROJECT_PATH, CI_PIPELINE_ID-CI_JOB_ID, CI_COMMIT_SHA and CI_MERGE_REQUEST_IID, and the findings
+go to the Code Quality report.
 
 Credentials (never on the command line, which other users can see):
   QUERYTRAIL_TOKEN   a CI token of the environment the repository is linked to (or the server's
                      API_TOKEN), sent as the bearer token
   without it, in a GitHub Actions job with \`permissions: id-token: write\`: the job's OpenID Connect
-  ID token, fetched from GitHub (ACTIONS_ID_TOKEN_REQUEST_URL) for each report; the server accepts
-  it for the repository it names once that repository is linked to an environment (tokenless CI)
+  ID token, fetched from GitHub (ACTIONS_ID_TOKEN_REQUEST_URL) for each report; in a GitLab CI job:
+  QUERYTRAIL_ID_TOKEN (the job's \`id_tokens\`). The server accepts it for the repository it names
+  once that repository is linked to an environment (tokenless CI)
   --audience AUD  the audience to ask GitHub for: the server's CI_OIDC_AUDIENCE
                   (default ${DEFAULT_AUDIENCE})                                  [QUERYTRAIL_AUDIENCE]
+
+For an AI assistant: \`querytrail mcp\` speaks MCP on stdio (querytrail mcp --help).
 
 Exit codes: 0 reported (verdict pass, warn or unavailable; no verdict without --strict),
 1 failing verdict (per --fail-on), database or API failure, 2 usage error.`;
@@ -85,6 +92,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     }
     return run(rest, env, io);
   }
+  // loaded only when asked for: ci-report, the command CI runs, never evaluates the MCP SDK
+  if (command === 'mcp') return (await import('./mcp')).mcp(rest, env, io);
   if (command !== 'ci-report') {
     io.err(`querytrail: unknown command "${command}"\n\n${USAGE}`);
     return 2;
@@ -124,6 +133,7 @@ async function ciReportCommand(rest: string[], env: NodeJS.ProcessEnv, io: Io): 
         format: { type: 'string' },
         'app-url': { type: 'string' },
         audience: { type: 'string' },
+        codequality: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -147,6 +157,7 @@ async function ciReportCommand(rest: string[], env: NodeJS.ProcessEnv, io: Io): 
       throw new CliError(`--app-url must be an http(s) URL such as https://querytrail.example.com, got "${values['app-url']}"`, 2);
     }
     if (values.audience !== undefined && !values.audience.trim()) throw new CliError('--audience must not be empty', 2);
+    if (values.codequality !== undefined && !values.codequality.trim()) throw new CliError('--codequality must be a file name', 2);
     const credential = credentialOf(env, values.audience);
     const dryRun = values['dry-run'] ?? false;
     // with Markdown or JSON, stdout carries the verdict only
@@ -172,7 +183,7 @@ async function ciReportCommand(rest: string[], env: NodeJS.ProcessEnv, io: Io): 
     );
     if (!reported.result || !api || !appUrl) return 0;
     return await reportVerdict(
-      { api: apiBase(api), appUrl, token: reported.bearer, id: reported.result.id, fields: reported.fields, waitSeconds, failOn, strict, comment, format },
+      { api: apiBase(api), appUrl, token: reported.bearer, id: reported.result.id, fields: reported.fields, waitSeconds, failOn, strict, comment, codequality: values.codequality, format },
       env,
       io,
     );

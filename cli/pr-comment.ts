@@ -1,16 +1,10 @@
-// The verdict as ONE comment on the pull request: created by the first run that has something to
-// say, then edited in place by every later run (found by a hidden marker, whichever page of the
-// conversation it is on), so a pull request never collects a comment per push. GitHub's REST API
-// through Octokit, at GITHUB_API_URL so GitHub Enterprise Server works too.
+// The verdict as ONE comment on a GitHub pull request (cli/verdict-note.ts decides what and
+// whether), through GitHub's REST API with Octokit, at GITHUB_API_URL so GitHub Enterprise Server
+// works too.
 import { Octokit } from '@octokit/rest';
-import { VERDICT_STATUSES, type VerdictStatus } from '../shared/policy';
+import { upsertVerdictNote, type NoteOutcome, type NoteRequest, type NoteThread } from './verdict-note';
 
-/** The hidden marker; the status it carries lets the next run say "passes now". */
-const MARKER_PREFIX = '<!-- querytrail:ci-verdict';
-const MARKER = /<!-- querytrail:ci-verdict(?: status=(\w+))? -->/;
-
-export const COMMENT_MODES = ['always', 'on-findings', 'never'] as const;
-export type CommentMode = (typeof COMMENT_MODES)[number];
+export { COMMENT_MODES, type CommentMode } from './verdict-note';
 
 export interface PrTarget {
   token: string;
@@ -21,21 +15,8 @@ export interface PrTarget {
   pullRequest: number;
 }
 
-export type CommentOutcome =
-  | { type: 'created' | 'updated'; id: number; url?: string }
-  | { type: 'skipped'; why: string }
-  | { type: 'failed'; message: string };
-
-export interface CommentRequest {
-  status: VerdictStatus;
-  mode: CommentMode;
-  /** The comment's Markdown, given what the existing comment said (undefined: there is none). */
-  body(previous: VerdictStatus | undefined): string;
-  warn(message: string): void;
-}
-
-/** Whether a verdict is news enough to start a conversation ("on-findings": not a first pass). */
-const hasFindings = (status: VerdictStatus) => status === 'fail' || status === 'warn';
+export type CommentOutcome = NoteOutcome;
+export type CommentRequest = NoteRequest;
 
 function describeFailure(error: unknown, target: PrTarget): string {
   const status = (error as { status?: number }).status;
@@ -64,26 +45,19 @@ export async function upsertPrComment(target: PrTarget, request: CommentRequest)
     log: { debug: () => {}, info: () => {}, warn: (message: string) => request.warn(message), error: () => {} },
     request: { signal: AbortSignal.timeout(60_000) },
   });
-  try {
-    let existing: { id: number; body?: string | null } | undefined;
-    const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, { owner, repo, issue_number: target.pullRequest, per_page: 100 });
-    for await (const page of pages) {
-      existing = page.data.find((comment) => comment.body?.includes(MARKER_PREFIX));
-      if (existing) break;
-    }
-    const previousText = existing?.body ? MARKER.exec(existing.body)?.[1] : undefined;
-    const previous = VERDICT_STATUSES.find((s) => s === previousText) ?? (existing ? 'fail' : undefined);
-    if (!existing && request.mode === 'on-findings' && !hasFindings(request.status)) {
-      return { type: 'skipped', why: `the verdict is ${request.status} and no comment was needed before` };
-    }
-    const body = `${MARKER_PREFIX} status=${request.status} -->\n${request.body(existing ? previous : undefined)}`;
-    if (existing) {
-      const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: existing.id, body });
-      return { type: 'updated', id: data.id, url: data.html_url };
-    }
-    const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: target.pullRequest, body });
-    return { type: 'created', id: data.id, url: data.html_url };
-  } catch (error) {
-    return { type: 'failed', message: describeFailure(error, target) };
-  }
+  const thread: NoteThread = {
+    async *pages() {
+      const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, { owner, repo, issue_number: target.pullRequest, per_page: 100 });
+      for await (const page of pages) yield page.data;
+    },
+    create: async (body) => {
+      const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: target.pullRequest, body });
+      return { id: data.id, url: data.html_url };
+    },
+    update: async (id, body) => {
+      const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: id, body });
+      return { id: data.id, url: data.html_url };
+    },
+  };
+  return upsertVerdictNote(thread, request, (error) => describeFailure(error, target));
 }

@@ -1,10 +1,10 @@
 // After the run is posted: wait for its verdict, show it (text, Markdown or the API's JSON), tell
-// GitHub, and decide the exit code. The verdict decides the code (--fail-on); querytrail being
+// the CI it runs in (GitHub, GitLab), and decide the exit code. The verdict decides the code (--fail-on); querytrail being
 // away (unreachable, 5xx, still pending when the wait ends) is a warning and 0 unless --strict.
 import type { Verdict } from '../shared/policy';
 import type { Io, RunFields } from './ci-report';
-import { reportToGithub } from './github-actions';
-import type { CommentMode } from './pr-comment';
+import { ciProviderOf } from './ci-provider';
+import type { CommentMode } from './verdict-note';
 import { verdictMarkdown, verdictText, type VerdictContext } from './verdict-format';
 import { waitForVerdict } from './verdict-wait';
 
@@ -26,6 +26,8 @@ export interface VerdictOptions {
   failOn: FailOn;
   strict: boolean;
   comment: CommentMode;
+  /** GitLab's Code Quality report file (--codequality); gl-code-quality-report.json when absent. */
+  codequality?: string;
   format: Format;
 }
 
@@ -75,11 +77,12 @@ export async function reportVerdict(options: VerdictOptions, env: NodeJS.Process
   else if (options.format === 'markdown') io.out(verdictMarkdown(verdict, context).trimEnd());
   else for (const line of verdictText(verdict, context)) io.out(line);
 
-  await reportToGithub(env, {
+  await ciProviderOf(env).publish(env, {
     verdict,
     context,
     pullRequest: options.fields.pullRequest,
     comment: options.comment,
+    codequality: options.codequality,
     annotate: options.format === 'json' ? io.err : io.out,
     say,
     warn: io.err,

@@ -4,6 +4,7 @@
 // INDEX statements, and the run's page.
 import { describeCallSite } from '../shared/call-sites';
 import type { Finding, Verdict, VerdictStatus } from '../shared/policy';
+import { hiddenStatisticsLine, hiddenStatisticsTable } from '../shared/statistics-warnings';
 
 /** What the reader needs beside the verdict: which run it judged and where to see it. */
 export interface VerdictContext {
@@ -22,6 +23,15 @@ const KIND_LABELS: Record<Finding['kind'], string> = {
   new_query_needs_index: 'new query needs an index',
   new_query: 'new query',
   call_count_regression: 'more calls (N+1?)',
+};
+
+/** What a finding is, as a title of its own (an annotation's, a Code Quality issue's). */
+export const FINDING_TITLES: Record<Finding['kind'], string> = {
+  cost_regression: 'query cost regression',
+  lost_index: 'index lost by this run',
+  new_query_needs_index: 'new query needs an index',
+  new_query: 'new query',
+  call_count_regression: 'query called many more times (N+1?)',
 };
 
 const QUERY_CHARS = 100;
@@ -86,10 +96,16 @@ export const counted = (verdict: Verdict) => verdict.findings.filter((f) => !f.a
 export function indexesToCreate(verdict: Verdict): string[] {
   const statements = new Set<string>();
   for (const finding of counted(verdict)) {
-    const best = finding.recommendations[0];
-    if (best && (finding.kind === 'lost_index' || best.savedPct >= verdict.policy.minSavedPct)) statements.add(best.createIndex);
+    const best = indexToCreate(verdict, finding);
+    if (best) statements.add(best.createIndex);
   }
   return [...statements];
+}
+
+/** A finding's best recommendation when it saves what the policy asks (for a lost index: the one to put back). */
+export function indexToCreate(verdict: Verdict, finding: Finding): Finding['recommendations'][number] | undefined {
+  const best = finding.recommendations[0];
+  return best && (finding.kind === 'lost_index' || best.savedPct >= verdict.policy.minSavedPct) ? best : undefined;
 }
 
 function tally(verdict: Verdict): string {
@@ -129,6 +145,8 @@ export function planDiffLines(finding: Finding): string[] {
   return [...summary.slice(0, DIFF_LINES - 1), `… ${summary.length - DIFF_LINES} more`, summary[summary.length - 1]!];
 }
 
+/** Tables planned without production's column statistics (the role may not read them). */
+const statisticsTables = (verdict: Verdict) => (verdict.warnings ?? []).flatMap((warning) => hiddenStatisticsTable(warning) ?? []);
 const causeLine = (cause: Finding['causes'][number]) => `${cause.kind}: ${cause.detail}`;
 
 // ---------------------------------------------------------------- text
@@ -162,6 +180,8 @@ export function verdictText(verdict: Verdict, context: VerdictContext): string[]
     for (const line of planDiffLines(finding)) lines.push(`    plan: ${line}`);
   }
   if (verdict.plannedOn) lines.push(`  ${verdict.plannedOn}`);
+  const unseen = statisticsTables(verdict);
+  if (unseen.length) lines.push(`  ${hiddenStatisticsLine(unseen)}`);
   for (const note of verdict.schemaNotes) lines.push(`  schema: ${note}`);
   if (context.link) lines.push(`  details: ${context.link}`);
   return lines;
@@ -216,6 +236,8 @@ const MAX_ROWS = 50;
 export interface MarkdownOptions {
   /** The status the pull request's comment showed before this run (to say "passes now"). */
   previous?: VerdictStatus;
+  /** What the forge calls the review the note is on (GitLab: "merge request"). */
+  review?: string;
 }
 
 export function verdictMarkdown(verdict: Verdict, context: VerdictContext, options: MarkdownOptions = {}): string {
@@ -226,11 +248,13 @@ export function verdictMarkdown(verdict: Verdict, context: VerdictContext, optio
   out.push(`Run ${codeSpan(context.runId)} of ${escapeMarkdown(context.repo)}${commit}: **${tally(verdict)}** (${escapeMarkdown(comparedWith(verdict))}).`);
   if (verdict.reason) out.push('', `> ${escapeMarkdown(verdict.reason)}`);
   if (verdict.plannedOn) out.push('', `<sub>${escapeMarkdown(verdict.plannedOn.charAt(0).toUpperCase() + verdict.plannedOn.slice(1))}.</sub>`);
+  const unseen = statisticsTables(verdict);
+  if (unseen.length) out.push('', `⚠️ ${escapeMarkdown(hiddenStatisticsLine(unseen))}`);
   // digits, commas, letters and the arrow: nothing to escape
   const statements = statementsLine(verdict, '→');
   if (statements) out.push('', `Statements executed by the tests: ${statements.replace('statements executed: ', '')}.`);
   if (verdict.status === 'pass' && (options.previous === 'fail' || options.previous === 'warn')) {
-    out.push('', `The findings reported earlier on this pull request are resolved.`);
+    out.push('', `The findings reported earlier on this ${options.review ?? 'pull request'} are resolved.`);
   }
   if (verdict.findings.length) {
     out.push('', '| | Finding | Before → after | Query |', '| --- | --- | --- | --- |');

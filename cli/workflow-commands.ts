@@ -2,7 +2,7 @@
 // unescapes them: in the message %, CR and LF; in a property also ':' and ','. Unescaped, a query's
 // newline would end the command and a ':' in a title would cut it short.
 import type { Verdict } from '../shared/policy';
-import { callSitesText, callsChange, costChange, counted, formatCost, shortenQuery, type VerdictContext } from './verdict-format';
+import { callSitesText, callsChange, costChange, counted, FINDING_TITLES, formatCost, indexToCreate, shortenQuery, type VerdictContext } from './verdict-format';
 
 export function escapeData(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
@@ -19,25 +19,17 @@ export function workflowCommand(command: 'error' | 'warning' | 'notice', propert
   return `::${command}${props ? ` ${props}` : ''}::${escapeData(message)}`;
 }
 
-const TITLES: Record<string, string> = {
-  cost_regression: 'query cost regression',
-  lost_index: 'index lost by this run',
-  new_query_needs_index: 'new query needs an index',
-  new_query: 'new query',
-  call_count_regression: 'query called many more times (N+1?)',
-};
-
 /** One annotation per counted finding: ::error for failing ones, ::warning for warnings. */
 export function annotations(verdict: Verdict, context: VerdictContext): string[] {
   return counted(verdict).map((finding) => {
-    const best = finding.recommendations[0];
+    const best = indexToCreate(verdict, finding);
     const lines = [`${shortenQuery(finding.formattedQuery, 300)}`, finding.kind === 'call_count_regression' ? callsChange(finding) : `cost ${costChange(finding)}`];
     const from = callSitesText(finding);
     if (from) lines.push(`from ${shortenQuery(from, 300)}`);
-    if (best && (finding.kind === 'lost_index' || best.savedPct >= verdict.policy.minSavedPct)) {
+    if (best) {
       lines.push(`${best.createIndex}; (cost ${formatCost(best.costAfter)})`);
     }
     if (context.link) lines.push(context.link);
-    return workflowCommand(finding.severity === 'fail' ? 'error' : 'warning', { title: `querytrail: ${TITLES[finding.kind]}` }, lines.join('\n'));
+    return workflowCommand(finding.severity === 'fail' ? 'error' : 'warning', { title: `querytrail: ${FINDING_TITLES[finding.kind]}` }, lines.join('\n'));
   });
 }

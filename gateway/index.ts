@@ -7,3 +7,4 @@ export { MARKER, tag } from './marker';
 export { APPLICATION_NAME, DEFAULT_LIMITS, PINNED_SETTINGS, type SessionLimits } from './session-config';
 export { escapeIdentifier, escapeLiteral } from './quoting';
 export { redactConnectionString } from './redact';
+export { COLUMN_STATS_HELPER, columnStatsHelperUsable, readThroughColumnStatsHelper } from './column-stats-helper';

@@ -1,6 +1,6 @@
-// The web server: REST at /api, tRPC at /trpc, sign-in at /auth, the SPA's static files at /.
+// The web server: REST at /api, tRPC at /trpc, MCP at /mcp, sign-in at /auth, the SPA's static files at /.
 // Before any route, in this order: the Host check (421), authentication (401 for bad credentials,
-// 403 for a cross-site request riding a session cookie), then for /api and /trpc a caller at all
+// 403 for a cross-site request riding a session cookie), then for /api, /trpc and /mcp a caller at all
 // (401), then the path check (400). Credentials are checked before the path so that every way of
 // spelling an API path is refused without them, whether or not it is well formed. What each
 // procedure needs beyond a caller is the access table's (server/auth/access.ts).
@@ -13,6 +13,7 @@ import { appRouter } from './routers/root';
 import { createContext, type Services } from './trpc';
 import { authenticate, type Authenticated } from './auth/authenticate';
 import { createSignInRouter } from './auth/sign-in-routes';
+import { createMcpRouter } from './mcp/route';
 import { createRestRouter, DOCS_ASSETS, sendError } from './rest';
 import { hostGuard } from './host-check';
 import { checkRequestPath, pathOf } from './request-path';
@@ -27,8 +28,8 @@ const PUBLIC_API_PATHS: ReadonlySet<string> = new Set([
   ...DOCS_ASSETS.map((file) => `/api/docs/assets/${file}`),
 ]);
 
-// Express mounts /api and /trpc case-insensitively; anything that starts like them is treated as them.
-const API_PREFIX = /^\/(api|trpc)\b/i;
+// Express mounts /api, /trpc and /mcp case-insensitively; anything that starts like them is treated as them.
+const API_PREFIX = /^\/(api|trpc|mcp)\b/i;
 
 /** True when the request needs no token: the exact reference paths, or a well-formed path outside /api and /trpc (the SPA). */
 function isPublicRequest(method: string, target: string): boolean {
@@ -91,6 +92,7 @@ export function createApp(services: Services, options: { clientDir?: string } = 
   app.use(wellFormedPath);
   app.use('/auth', createSignInRouter(services));
   app.use('/api', createRestRouter(services, callerOf));
+  app.use('/mcp', createMcpRouter(services, callerOf));
   app.use(
     '/trpc',
     oneProcedureSegment,

@@ -162,7 +162,9 @@ describe.each(BACKENDS)('environments API over REST (%s)', (backend) => {
     expect(elsewhere.body.error.message).toContain('Repo A');
     expect((await api(`/env/${b}`)).body.repos).toEqual([]);
 
-    for (const repo of ['acme', 'acme/web/extra', '-acme/web', 'acme/..', 'acme/we b', 'ac_me/web']) {
+    // neither GitHub's <org>/<repo> nor a GitLab project path
+    const subgroups = Array.from({ length: 21 }, (_, i) => `g${i}`).join('/');
+    for (const repo of ['acme', '-acme/web', 'acme/..', 'acme/we b', 'acme/web/', 'acme//web', 'acme/sub/web.git', 'acme./web/app', `${subgroups}/app`, `acme/${'x'.repeat(251)}`]) {
       const res = await api(`/env/${a}/repos`, { method: 'POST', json: { repo } });
       expect(res.status, repo).toBe(400);
       expect(res.body.error.issues[0].path).toBe('repo');
@@ -170,6 +172,13 @@ describe.each(BACKENDS)('environments API over REST (%s)', (backend) => {
 
     const detail = await api(`/env/${a}`);
     expect(detail.body.repos).toEqual([{ id: linked.body.id, repo: 'acme/web.app', createdAt: expect.any(String) }]);
+
+    // GitLab project paths, subgroups and all (and group names GitHub would not take), linked and unlinked like any other
+    for (const repo of ['acme/platform/web-app', 'my_group/sub.group/deeper/app', `${subgroups.split('/').slice(1).join('/')}/app`]) {
+      expect((await api(`/env/${b}/repos`, { method: 'POST', json: { repo } })).status, repo).toBe(201);
+      expect((await api(`/env/${b}/repos/${encodeURIComponent(repo)}`, { method: 'DELETE' })).status, repo).toBe(204);
+    }
+    expect((await api(`/env/${b}`)).body.repos).toEqual([]);
 
     const unlinked = await api(`/env/${a}/repos/acme%2Fweb.app`, { method: 'DELETE' });
     expect(unlinked.status).toBe(204);

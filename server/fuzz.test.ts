@@ -173,7 +173,7 @@ function invalidValue(r: Random, name: string, schema: Schema, known: Known, tar
     if (schema.format === 'date-time') pool.push(...BAD_DATES);
     if (name === 'query' && target.parsesQuery) pool.push(...BAD_SQL);
     if (name === 'connectionString') pool.push('mysql://u@h/d', 'postgres://', 'postgres://u@h/d\u0001');
-    if (storedRepo) pool.push('acme', 'a/b/c', 'acme/..', '-acme/x', `acme/${'x'.repeat(101)}`);
+    if (storedRepo) pool.push('acme', 'a//c', 'acme/..', '-acme/x', 'acme/app.git/x', `acme/${'x'.repeat(256)}`);
   } else if (type === 'integer' || type === 'number') {
     if (COERCED.has(name)) pool.splice(0, pool.length, 'seven', [1, 2]);
     else pool.push('7', true, [], [7]);

@@ -46,6 +46,13 @@ export const recommendationSchema = z.object({
   totalSaved: z.number().meta({ description: 'Cost saved x production calls (calls taken as 1 when unknown)' }),
   estimatedPages: z.number().meta({ description: 'Size the shadow planner assumed for the index, in pages' }),
   estimatedBytes: z.number().optional().meta({ description: 'The same size in bytes (pages x the block size)' }),
+  sizeUncertain: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "Present when production's statistics cannot pin the size down (GIN, an expression key, compressible wide values): why. The size is then an upper bound; absent, it is an estimate measured within 5% of the built index",
+    }),
   writes: tableWritesSchema
     .nullable()
     .optional()
@@ -60,6 +67,37 @@ export const indexRecommendationSchema = recommendationSchema
   })
   .meta({ description: 'An index chosen for the whole workload; totalSaved is what it saves all the queries it serves together' });
 export type IndexRecommendation = z.infer<typeof indexRecommendationSchema>;
+
+/** One step of the workload's choice: the indexes chosen so far, their storage and what the workload costs with them. */
+export const savingPointSchema = z.object({
+  indexes: z.number().int().meta({ description: 'Indexes chosen so far (0: the workload as it is)' }),
+  bytes: z.number().meta({ description: 'Their estimated storage, in bytes, added up' }),
+  cost: z.number().meta({ description: "The workload's cost (Σ cost x calls) with them" }),
+  createIndex: z.string().nullable().meta({ description: 'The index this step added; null at the first point' }),
+});
+export type SavingPoint = z.infer<typeof savingPointSchema>;
+
+export const CHOICE_STOPS = ['knee', 'maxIndexes', 'maxBytes', 'noFurtherSaving'] as const;
+
+/** Where the workload's choice stopped on its saving curve, and why. */
+export const choiceStopSchema = z.object({
+  code: z.enum(CHOICE_STOPS).meta({
+    description:
+      "knee: the next step and the rest of the curve each save per byte under a quarter of the whole curve's average; maxIndexes, maxBytes: the budget; noFurtherSaving: no other candidate lowers the workload's cost enough",
+  }),
+  indexes: z.number().int().meta({ description: 'The chosen point: how many of the curve\'s indexes were kept' }),
+  message: z.string(),
+});
+export type ChoiceStop = z.infer<typeof choiceStopSchema>;
+
+/** The saving curve and where the choice stopped on it, as the analyses answer them. */
+export const savingCurveFields = {
+  savingCurve: z
+    .array(savingPointSchema)
+    .optional()
+    .meta({ description: "The workload's cost against the indexes' storage, one point per step of the choice, from no index on; it may go on past the chosen point" }),
+  stopReason: choiceStopSchema.nullable().optional(),
+};
 
 /** One query planned with production statistics: what the advisor finds for it. */
 export const plannedQuerySchema = z.object({
@@ -82,6 +120,10 @@ export const plannedQuerySchema = z.object({
     .array(z.string())
     .default([])
     .meta({ description: 'Tables the plan reads (schema.name)' }),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .meta({ description: 'What the plan could not take from production, e.g. the column statistics of a table the role may not read' }),
 });
 export type PlannedQuery = z.infer<typeof plannedQuerySchema>;
 
@@ -99,6 +141,7 @@ export const analysisStatusSchema = z.object({
   error: z.string().nullable(),
   warnings: z.array(z.string()),
   indexes: z.array(indexRecommendationSchema),
+  ...savingCurveFields,
   hiddenIndexes: z.array(z.string()).optional().meta({ description: 'A what-if analysis: the indexes (schema.name) planned as if dropped' }),
   hiddenEffect: dropEffectSchema
     .nullable()
@@ -173,7 +216,23 @@ export const analyzeResponseSchema = z.object({
     }),
   ),
   indexes: z.array(indexRecommendationSchema),
+  ...savingCurveFields,
   warnings: z.array(z.string()),
   hiddenIndexes: z.array(z.string()).default([]).meta({ description: 'The indexes planned as if dropped (schema.name)' }),
 });
 export type AnalyzeResponse = z.infer<typeof analyzeResponseSchema>;
+
+/** One statement planned on request against production's statistics in the shadow planner (never run anywhere). */
+export const explainQueryInput = z.object({
+  id: pathParam(idSchema),
+  sql: sqlText('Query', 100_000).min(1, 'Query must not be empty').meta({
+    description: 'One SELECT, INSERT, UPDATE, DELETE or MERGE statement (WITH allowed); anything else, or more than one statement, is refused',
+  }),
+});
+
+export const explainedQuerySchema = plannedQuerySchema.omit({ alternatives: true }).extend({
+  formattedQuery: z.string(),
+  snapshotAt: isoDate.meta({ description: "When the production snapshot (schema and statistics) planned against was read" }),
+  warnings: z.array(z.string()).meta({ description: 'Schema objects the shadow could not rebuild, statistics it could not restore' }),
+});
+export type ExplainedQuery = z.infer<typeof explainedQuerySchema>;

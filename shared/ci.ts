@@ -5,7 +5,7 @@ import { isoDate } from './dates';
 import { environmentSummary, hashSchema, pathParam } from './environments';
 import { VERDICT_STATUSES } from './policy';
 import { runSchemaSchema } from './run-schema';
-import { idSchema, INT32_MAX, isPlainLine, jsonNumber, lineText, repoSchema, sqlText } from './validation';
+import { idSchema, INT32_MAX, isPlainLine, jsonNumber, lineText, REPO_MAX_LENGTH, repoSchema, sqlText } from './validation';
 
 /**
  * Per-run limits. The request body is capped separately (MAX_BODY_BYTES, 413); these keep one run
@@ -128,10 +128,11 @@ export const listRunsInput = z.object({
   repo: z
     .string()
     .trim()
-    .max(200)
+    .max(REPO_MAX_LENGTH)
     .refine(isPlainLine, 'Repository must not contain control characters')
     .optional()
     .meta({ description: 'Only runs of this repository (case-insensitive)' }),
+  pullRequest: z.coerce.number().int().positive().max(INT32_MAX).optional().meta({ description: 'Only runs of this pull request number' }),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   offset: z.coerce.number().int().min(0).max(INT32_MAX).default(0),
 });

@@ -290,7 +290,7 @@ export const findingCauseSchema = z
       description:
         "schema: the run's schema differs from the baseline's in an object the plan touches; " +
         "query_changed: the query's text changed (paired findings); " +
-        'no_statistics: the plan reads an object only the run has, planned with the default statistics; ' +
+        "no_statistics: the plan reads an object only the run has, or a table whose production statistics the connection's role may not read, planned with the default statistics; " +
         'plan_choice: none of those, the planner chose differently between plans of near cost',
     }),
     detail: z.string().meta({ description: 'The evidence, in words' }),
@@ -363,6 +363,13 @@ export const verdictSchema = z.object({
   schemaNotes: z
     .array(z.string())
     .meta({ description: "Differences of the run's schema that could not be applied to production's; reported, never guessed" }),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .meta({
+      description:
+        "What the plans could not take from production: each table planned without production's column statistics, which the connection's role may not read, with the fix",
+    }),
 });
 export type Verdict = z.infer<typeof verdictSchema>;
 

@@ -73,15 +73,36 @@ export const labelSchema = lineText('Label', 200);
 // repository names are alphanumerics, '.', '_' and '-' (at most 100), but not '.' or '..'.
 const ORG = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 const REPO = /^[A-Za-z0-9._-]{1,100}$/;
+
+const isGithubRepo = (parts: string[]) => parts.length === 2 && ORG.test(parts[0]!) && REPO.test(parts[1]!) && parts[1] !== '.' && parts[1] !== '..';
+
+// GitLab's rules (its path format): a project sits in a group, which may sit in up to 20 levels of
+// subgroups; each path is letters, digits, '_', '-' and '.', not starting with '-', not ending in
+// '.git' or '.atom', and a group's not ending in '.'. A full path is at most 255 characters here.
+const GITLAB_SEGMENT = /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,254}$/;
+const GITLAB_MAX_SEGMENTS = 21;
+/** The longest repository identifier taken anywhere (a filter by repository included). */
+export const REPO_MAX_LENGTH = 255;
+
+function isGitlabPath(parts: string[], value: string): boolean {
+  if (parts.length < 2 || parts.length > GITLAB_MAX_SEGMENTS || value.length > REPO_MAX_LENGTH) return false;
+  return parts.every((part, index) => {
+    if (!GITLAB_SEGMENT.test(part) || part === '.' || part === '..' || /\.(git|atom)$/i.test(part)) return false;
+    return index === parts.length - 1 || !part.endsWith('.');
+  });
+}
+
+/**
+ * A CI repository: <org>/<repo> as GitHub writes it, unchanged, or a GitLab project's full path
+ * with its groups (group/subgroup/project).
+ */
 export const repoSchema = z
   .string()
   .trim()
   .refine((value) => {
     const parts = value.split('/');
-    if (parts.length !== 2) return false;
-    const [org, repo] = parts as [string, string];
-    return ORG.test(org) && REPO.test(repo) && repo !== '.' && repo !== '..';
-  }, 'Repository must be <org>/<repo> as GitHub writes it, for example acme/web-app');
+    return isGithubRepo(parts) || isGitlabPath(parts, value);
+  }, 'Repository must be <org>/<repo> as GitHub writes it, for example acme/web-app, or a GitLab project path with its groups, for example acme/platform/web-app');
 
 export interface ParsedConnectionString {
   host: string;

@@ -7,6 +7,7 @@ import { BY_CUSTOMER, BY_ID, REFUNDS, createShopDatabase } from '../../test/supp
 import { waitForAnalysis } from './jobs';
 import { snapshotInProgress } from '../verdict/snapshots';
 import { requestJson } from '../../test/support/api';
+import { expectSavingCurve } from '../../test/support/saving-curve';
 
 let production: PostgresServer;
 let productionUrl: string;
@@ -82,6 +83,10 @@ describe.each(BACKENDS)('query analysis with production statistics (%s)', (backe
     expect(literalRecs.every((r: { predicate: string | null }) => r.predicate === null)).toBe(true);
     const index = result.indexes.find((i: { table: string; columns: string[] }) => i.columns[0] === 'customer_id');
     expect(index?.createIndex).toMatch(/CREATE INDEX .*orders.*customer_id/i);
+    // the choice's saving curve, with the point it stopped at: the indexes answered
+    expectSavingCurve(result.savingCurve, result.stopReason);
+    const chosen = result.savingCurve[result.stopReason.indexes];
+    expect(result.indexes.reduce((n: number, i: { estimatedBytes: number }) => n + i.estimatedBytes, 0)).toBe(chosen.bytes);
 
     // the catalog shows each query's cost, and which ones an index would help
     const catalog = (await api(`/env/${env}/queries`)).body as { hash: string; formattedQuery: string; cost: number; recommendationCount: number }[];

@@ -4,9 +4,9 @@
 // through the analysis cache the CI verdicts use (verdict/cache.ts): against the current production
 // snapshot, only queries not planned on it yet are planned again.
 import { and, eq, sql } from 'drizzle-orm';
-import { rankIndexes, resolveIndexNames, type ShadowSlots } from '../../advisor/index';
+import { chooseIndexes, resolveIndexNames, type ShadowSlots } from '../../advisor/index';
 import { messageOf, redactConnectionString } from '../../gateway/index';
-import type { AnalysisStatus, PlannedQuery, WorkloadBudget } from '../../shared/analysis';
+import type { AnalysisStatus, ChoiceStop, IndexRecommendation, PlannedQuery, SavingPoint, WorkloadBudget } from '../../shared/analysis';
 import type { DropEffect, IndexHealth } from '../../shared/index-health';
 import type { SchemaFilters } from '../../shared/schema-filters';
 import { analysisRuns, catalogQueries } from '../db/schema';
@@ -26,7 +26,10 @@ import { emitNewRecommendations } from '../webhooks/new-recommendations';
 
 interface AnalysisResult {
   queries: PlannedQuery[];
-  indexes: ReturnType<typeof rankIndexes>;
+  indexes: IndexRecommendation[];
+  /** The workload's choice step by step, and where and why it stopped; absent with no query to plan. */
+  savingCurve?: SavingPoint[];
+  stopReason?: ChoiceStop;
   warnings: string[];
   /** Production's index health with drop effects; absent when it could not be read (a warning says why), or in a what-if analysis. */
   indexHealth?: IndexHealth;
@@ -222,7 +225,7 @@ async function runAnalysis(services: Services, id: string, environmentId: string
         return [plan];
       });
       // The ranking weighs every cached recommendation by the catalog's production calls (planCached did).
-      result = { queries: planned, indexes: rankIndexes(planned, options.budget), warnings: cached.warnings };
+      result = { queries: planned, ...chooseIndexes(planned, options.budget), warnings: cached.warnings };
       planning = { services, environmentId, snapshot, queries: inputsOf(queries), planned, slots: options.slots, budget: options.budget };
       if (hidden.length) result = await whatIfResult({ ...planning, hidden, onProgress: (done, total) => report({ phase: 'queries', done, total }) });
     }
@@ -243,6 +246,8 @@ async function runAnalysis(services: Services, id: string, environmentId: string
       .where(eq(analysisRuns.id, id));
   }
 }
+
+const curveOf = (result: AnalysisResult) => ({ savingCurve: result.savingCurve ?? null, stopReason: result.stopReason ?? null });
 
 /** One row per hash, the first: an upsert may not touch the same row twice in one statement. */
 function firstOfEachHash<T extends { hash: string }>(rows: T[]): T[] {
@@ -270,7 +275,7 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
   if (whatIf) {
     await db
       .update(analysisRuns)
-      .set({ status: 'done', phase: 'done', done: rows.length, total: rows.length, queryCount: rows.length, warnings: result.warnings, indexes: result.indexes, hiddenEffect: result.hiddenEffect ?? null, finishedAt: new Date() })
+      .set({ status: 'done', phase: 'done', done: rows.length, total: rows.length, queryCount: rows.length, warnings: result.warnings, indexes: result.indexes, ...curveOf(result), hiddenEffect: result.hiddenEffect ?? null, finishedAt: new Date() })
       .where(eq(analysisRuns.id, id));
     return;
   }
@@ -306,6 +311,7 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
         queryCount: rows.length,
         warnings: result.warnings,
         indexes: result.indexes,
+        ...curveOf(result),
         indexHealth: result.indexHealth ?? null,
         finishedAt: new Date(),
       })

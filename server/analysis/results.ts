@@ -20,6 +20,8 @@ export function toStatus(row: typeof analysisRuns.$inferSelect): AnalysisStatus 
     error: row.error,
     warnings: row.warnings,
     indexes: row.indexes,
+    ...(row.savingCurve && { savingCurve: row.savingCurve }),
+    stopReason: row.stopReason ?? null,
     hiddenIndexes: row.hiddenIndexes,
     hiddenEffect: row.hiddenEffect ?? null,
     startedAt: row.startedAt.toISOString(),

@@ -5,7 +5,7 @@
 // - index health: production's findings, each unused, duplicate or redundant index with its drop
 //   effect (index-health.ts).
 import { createHash } from 'node:crypto';
-import { rankIndexes, resolveIndexNames, withoutIndexes, type QueryInput, type ShadowSlots } from '../../advisor/index';
+import { chooseIndexes, resolveIndexNames, withoutIndexes, type QueryInput, type ShadowSlots } from '../../advisor/index';
 import { redactConnectionString } from '../../gateway/index';
 import type { PlannedQuery, WorkloadBudget } from '../../shared/analysis';
 import type { DropEffect, IndexHealth } from '../../shared/index-health';
@@ -61,7 +61,7 @@ export async function healthWithEffects(found: IndexHealth | Error, planning: Pl
 /** The catalog planned without `hidden` (schema.name each, resolved when the analysis started). */
 export async function whatIfResult(
   input: PlanningContext & { hidden: string[]; onProgress?: (done: number, total: number) => void },
-): Promise<{ queries: PlannedQuery[]; indexes: ReturnType<typeof rankIndexes>; warnings: string[]; hiddenEffect: DropEffect }> {
+): Promise<{ queries: PlannedQuery[]; warnings: string[]; hiddenEffect: DropEffect } & ReturnType<typeof chooseIndexes>> {
   const { snapshot } = input;
   const resolved = resolveIndexNames(snapshot.snapshot, input.hidden);
   if (resolved.problems.length) throw new Error(`The hidden indexes are no longer in production: ${resolved.problems.map((p) => p.message).join(' ')}`);
@@ -79,7 +79,7 @@ export async function whatIfResult(
   const planned = plansOf(input.queries, without.plans);
   return {
     queries: planned,
-    indexes: rankIndexes(planned, input.budget),
+    ...chooseIndexes(planned, input.budget),
     warnings: without.warnings,
     hiddenEffect: hiddenEffectOf(input.planned, planned, input.hidden),
   };

@@ -1,6 +1,8 @@
 // Who may call what: every tRPC procedure (and so every REST route, which is a procedure with an
 // OpenAPI path) is declared here, once. A procedure missing from this table is refused to everyone
 // (server/auth/authorize.ts), and test/security/access-table.test.ts fails on it.
+// The MCP tools at /mcp (server/mcp/) call these same procedures as their caller: this table decides
+// what an assistant may read too.
 //
 // Instance roles: admin (everything) and member (creates environments, sees those they belong to).
 // Environment roles, each including the ones before it: viewer (read), editor (repositories,
@@ -92,6 +94,8 @@ export const ACCESS: Record<string, Declaration> = {
   'analysis.latest': viewer,
   'analysis.indexHealth': viewer,
   'analysis.query': viewer,
+  // planned in the shadow only: reading, as the rest of a viewer's procedures
+  'analysis.explain': viewer,
   'analysis.ciRun': { rule: { need: 'run', role: 'viewer' } },
 
   'ci.ingest': { rule: { need: 'ingest' }, audit: false },

@@ -241,6 +241,35 @@ describe('verifyCiIdToken', () => {
     await expect(verifyCiIdToken(auth([github.url]), await valid({ iss: `${github.url}/` }))).resolves.toMatchObject({ issuer: github.url });
   });
 
+  it("reads a GitLab CI job's token by its project_path, subgroups and all, its project id kept with its issuer", async () => {
+    await expect(verifyCiIdToken(auth([github.url]), await github.mintGitlab())).resolves.toEqual({
+      kind: 'ci-oidc',
+      issuer: github.url,
+      repository: 'acme/platform/app',
+      repositoryId: `gitlab:4242@${github.url}`,
+      ref: 'refs/heads/main',
+      subject: 'project_path:acme/platform/app:ref_type:branch:ref:main',
+    });
+    await expect(verifyCiIdToken(auth([github.url]), await github.mintGitlab({ project_path: 'acme/app' }))).resolves.toMatchObject({ repository: 'acme/app' });
+  });
+
+  it('refuses GitLab tokens of a malformed project path, without a project, of another audience, or forged', async () => {
+    const issuers = auth([github.url]);
+    await expect(verifyCiIdToken(issuers, await github.mintGitlab({ project_path: 'acme/../app' }))).rejects.toThrow(/"project_path" claim is not a project path/);
+    await expect(verifyCiIdToken(issuers, await github.mintGitlab({}, { omit: ['project_path'] }))).rejects.toThrow(/no "repository" claim \(GitHub\) nor "project_path" claim \(GitLab\)/);
+    await expect(verifyCiIdToken(issuers, await github.mintGitlab({ aud: 'https://gitlab.com' }))).rejects.toThrow(/audience is not "querytrail"/);
+    await expect(verifyCiIdToken(issuers, await github.mintGitlab({}, { key: forger }))).rejects.toThrow(/signature is not valid/);
+    await expect(verifyCiIdToken(auth([enterprise.url]), await github.mintGitlab())).rejects.toThrow(/issuer is not one this server accepts/);
+  });
+
+  it("applies CI_OIDC_BRANCHES to a GitLab token's ref and ref_type", async () => {
+    const branches = { ...auth([github.url]), ciBranches: ['main'] };
+    await expect(verifyCiIdToken(branches, await github.mintGitlab({ ref: 'main' }))).resolves.toMatchObject({ ref: 'refs/heads/main' });
+    for (const claims of [{ ref: 'feature/x' }, { ref: 'main', ref_type: 'tag' as const }]) {
+      await expect(verifyCiIdToken(branches, await github.mintGitlab(claims))).rejects.toThrow(/not one of the branches this server accepts/);
+    }
+  });
+
   it('refuses what is not a JWT', async () => {
     await expect(verifyCiIdToken(auth([github.url]), 'a.b.c')).rejects.toThrow(/not a well-formed JWT/);
   });

@@ -1,13 +1,15 @@
 // Tokenless CI: a CI job's OpenID Connect ID token (GitHub Actions' `permissions: id-token: write`,
-// as PyPI's trusted publishing and Codecov take it) verified against its issuer's published keys.
-// The token names the repository the job runs for; server/auth/authorize.ts lets it post runs of that
-// repository only (and read those runs and their verdicts), once the repository is linked to an environment.
+// GitLab CI's `id_tokens`, as PyPI's trusted publishing and Codecov take them) verified against its
+// issuer's published keys. The token names the repository the job runs for (GitHub's `repository`
+// claim, GitLab's `project_path`); server/auth/authorize.ts lets it post runs of that repository
+// only (and read those runs and their verdicts), once the repository is linked to an environment.
 //
 // Which issuers are trusted, the audience tokens must carry and the branches they may come from are
 // the operator's settings (CI_OIDC_ISSUERS, CI_OIDC_AUDIENCE, CI_OIDC_BRANCHES; server/config.ts).
 // The token's unverified `iss` only chooses among those issuers; everything else is believed only
 // once the signature checks out with a key the chosen issuer publishes.
 import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWSAlgorithm, type JWTPayload } from 'jose';
+import { repoSchema } from '../../shared/validation';
 import { isLoopback, type AuthConfig } from '../config';
 import { CredentialsRefused, CredentialsUnverifiable, type Principal } from './principal';
 
@@ -145,6 +147,52 @@ export function branchAllowed(branches: string[], ref: string | undefined, baseR
   return ref.startsWith('refs/pull/') && baseRef !== undefined && branches.includes(baseRef);
 }
 
+/**
+ * How each CI names the job's repository in its ID token. GitHub: `repository` (owner/name),
+ * `repository_id`, and `ref` as refs/heads/<branch>. GitLab: `project_path` (group/subgroup/project),
+ * `project_id`, and `ref` as the bare branch or tag name beside `ref_type`. GitLab's project ids are
+ * kept with their issuer, so a link pinned by one CI's token refuses the other's of the same name.
+ */
+interface CiClaims {
+  repository(payload: JWTPayload): string | undefined;
+  repositoryId(payload: JWTPayload, issuer: string): string | undefined;
+  /** The ref as refs/heads/<branch> (or refs/tags/, refs/pull/), as the branch rule reads it. */
+  ref(payload: JWTPayload): string | undefined;
+  baseRef(payload: JWTPayload): string | undefined;
+}
+
+const GITHUB_CLAIMS: CiClaims = {
+  repository: (payload) => {
+    const repository = stringClaim(payload, 'repository');
+    return repository && /^[^/\s]+\/[^/\s]+$/.test(repository) ? repository : undefined;
+  },
+  repositoryId: (payload) => stringClaim(payload, 'repository_id'),
+  ref: (payload) => stringClaim(payload, 'ref'),
+  baseRef: (payload) => stringClaim(payload, 'base_ref'),
+};
+
+const GITLAB_CLAIMS: CiClaims = {
+  repository: (payload) => {
+    const path = stringClaim(payload, 'project_path');
+    return path && repoSchema.safeParse(path).data === path ? path : undefined;
+  },
+  repositoryId: (payload, issuer) => {
+    const id = stringClaim(payload, 'project_id');
+    return id ? `gitlab:${id}@${issuer}` : undefined;
+  },
+  ref: (payload) => {
+    const ref = stringClaim(payload, 'ref');
+    const type = stringClaim(payload, 'ref_type');
+    if (!ref) return undefined;
+    return type === 'branch' ? `refs/heads/${ref}` : type === 'tag' ? `refs/tags/${ref}` : undefined;
+  },
+  // GitLab's ID token does not name a merge request's target branch
+  baseRef: () => undefined,
+};
+
+/** GitLab's tokens name a project_path and no repository; every other token is read as GitHub's. */
+const claimsOf = (payload: JWTPayload): CiClaims => (typeof payload.project_path === 'string' && payload.repository === undefined ? GITLAB_CLAIMS : GITHUB_CLAIMS);
+
 /** The principal of a CI job's ID token; throws CredentialsRefused (401) for any token it does not accept. */
 export async function verifyCiIdToken(auth: AuthConfig, token: string): Promise<CiOidcPrincipal> {
   let unverified: JWTPayload;
@@ -158,6 +206,8 @@ export async function verifyCiIdToken(auth: AuthConfig, token: string): Promise<
   const iss = typeof unverified.iss === 'string' ? unverified.iss : undefined;
   const issuer = iss === undefined ? undefined : auth.ciIssuers.find((i) => i === iss.replace(/\/+$/, ''));
   if (!issuer || !iss) throw refused('its issuer is not one this server accepts (CI_OIDC_ISSUERS)');
+  // The signature covers these claims: the choice made on them stands once the token is verified.
+  const ci = claimsOf(unverified);
 
   let jwksUrl: URL;
   try {
@@ -173,7 +223,7 @@ export async function verifyCiIdToken(auth: AuthConfig, token: string): Promise<
       issuer: iss,
       audience: auth.ciAudience,
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      requiredClaims: ['exp', 'sub', 'repository'],
+      requiredClaims: ['exp', 'sub'],
     }));
   } catch (error) {
     const reason = reasonOf(error, auth);
@@ -181,14 +231,17 @@ export async function verifyCiIdToken(auth: AuthConfig, token: string): Promise<
     throw refused(reason);
   }
 
-  const repository = stringClaim(payload, 'repository');
+  const repository = ci.repository(payload);
   const subject = stringClaim(payload, 'sub');
-  if (!repository || !/^[^/\s]+\/[^/\s]+$/.test(repository)) throw refused('its "repository" claim is not owner/name');
+  if (!repository) {
+    if (ci === GITLAB_CLAIMS) throw refused('its "project_path" claim is not a project path');
+    throw refused(payload.repository === undefined ? 'it has no "repository" claim (GitHub) nor "project_path" claim (GitLab)' : 'its "repository" claim is not owner/name');
+  }
   if (!subject) throw refused('its "sub" claim is empty');
-  const ref = stringClaim(payload, 'ref');
-  if (!branchAllowed(auth.ciBranches, ref, stringClaim(payload, 'base_ref'))) {
+  const ref = ci.ref(payload);
+  if (!branchAllowed(auth.ciBranches, ref, ci.baseRef(payload))) {
     throw refused(`its ref is not one of the branches this server accepts (CI_OIDC_BRANCHES: ${auth.ciBranches.join(', ')})`);
   }
-  const repositoryId = stringClaim(payload, 'repository_id');
+  const repositoryId = ci.repositoryId(payload, issuer);
   return { kind: 'ci-oidc', issuer, repository, ...(repositoryId ? { repositoryId } : {}), ...(ref ? { ref } : {}), subject };
 }

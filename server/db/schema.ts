@@ -1,7 +1,7 @@
 // The app's own store. Timestamps are timestamptz and leave the API as ISO 8601 UTC.
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, doublePrecision, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import type { IndexRecommendation, Recommendation } from '../../shared/analysis';
+import type { ChoiceStop, IndexRecommendation, Recommendation, SavingPoint } from '../../shared/analysis';
 import type { CallSite } from '../../shared/call-sites';
 import type { DropEffect, IndexHealth } from '../../shared/index-health';
 import type { PlanNode } from '../../shared/plan';
@@ -182,6 +182,9 @@ export const analysisRuns = pgTable(
     warnings: jsonb('warnings').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
     // Every recommended index once, ranked by total time saved.
     indexes: jsonb('indexes').$type<IndexRecommendation[]>().notNull().default(sql`'[]'::jsonb`),
+    // The workload's cost after each step of the choice, and where and why it stopped (advisor/knee.ts).
+    savingCurve: jsonb('saving_curve').$type<SavingPoint[]>(),
+    stopReason: jsonb('stop_reason').$type<ChoiceStop>(),
     // Production's index health when the analysis ran, with each listed index's drop effect.
     indexHealth: jsonb('index_health').$type<IndexHealth>(),
     // A what-if analysis: the indexes (schema.name) it planned without, and the queries that lost.

@@ -75,13 +75,14 @@ function toSummary(
 }
 
 /** `visible`: the environments whose runs the caller may see; null (admins) for every run, tagged or not. */
-type RunFilters = Pick<z.infer<typeof listRunsInput>, 'environmentId' | 'repo'> & { visible?: string[] | null };
+type RunFilters = Pick<z.infer<typeof listRunsInput>, 'environmentId' | 'repo' | 'pullRequest'> & { visible?: string[] | null };
 
 function runFilters(input: RunFilters): SQL | undefined {
   const filters: SQL[] = [];
   if (input.visible) filters.push(input.visible.length ? inArray(ciRuns.environmentId, input.visible) : sql`false`);
   if (input.environmentId) filters.push(eq(ciRuns.environmentId, input.environmentId));
   if (input.repo?.trim()) filters.push(eq(sql`lower(${ciRuns.repo})`, input.repo.trim().toLowerCase()));
+  if (input.pullRequest !== undefined) filters.push(eq(ciRuns.pullRequest, input.pullRequest));
   return filters.length ? and(...filters) : undefined;
 }
 

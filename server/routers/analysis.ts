@@ -6,11 +6,14 @@ import {
   ciRunAnalysisSchema,
   envAnalysisInput,
   envAnalysisStartInput,
+  explainedQuerySchema,
+  explainQueryInput,
   queryAnalysisInput,
   queryAnalysisSchema,
   runAnalysisInput,
 } from '../../shared/analysis';
 import { environmentIndexHealthSchema } from '../../shared/index-health';
+import { explainQuery } from '../analysis/explain';
 import { latestIndexHealth } from '../analysis/index-health';
 import { startAnalysis } from '../analysis/jobs';
 import { latestAnalysis, readQueryAnalysis } from '../analysis/results';
@@ -64,6 +67,12 @@ export const analysisRouter = {
     .input(queryAnalysisInput)
     .output(queryAnalysisSchema)
     .query(({ ctx, input }) => readQueryAnalysis(ctx.store.db, input.id, input.hash)),
+
+  /** tRPC only (the MCP server's explain_query): one statement planned in the shadow against production's statistics. */
+  explain: procedure
+    .input(explainQueryInput)
+    .output(explainedQuerySchema)
+    .query(({ ctx, input }) => explainQuery(ctx, input.id, input.sql)),
 
   ciRun: procedure
     .meta({

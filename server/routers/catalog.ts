@@ -1,9 +1,9 @@
 // An environment's query catalog: reading it, and the two sources besides CI (server/catalog/).
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { addQueryInput, catalogEntryFigures, syncProductionOutput } from '../../shared/ci';
-import { callSiteSchema } from '../../shared/call-sites';
-import { catalogEntry, catalogQuery, envIdInput, getQueryInput, listQueriesInput } from '../../shared/environments';
+import { addQueryInput, syncProductionOutput } from '../../shared/ci';
+import { catalogDetail as singleEntry, catalogListEntry as listEntry } from '../../shared/catalog';
+import { envIdInput, getQueryInput, listQueriesInput } from '../../shared/environments';
 import { addManualQuery } from '../catalog/manual';
 import { syncProduction } from '../catalog/production-sync';
 import { countQueries, listQueries, readQuery } from '../catalog/read';
@@ -11,18 +11,6 @@ import { listOutput, procedure } from '../trpc';
 import { rowsWithTotal } from './paging';
 
 const TAG = ['Query catalog'];
-
-// The catalog entry's own fields first; the production figures and the analysis' cost are extra
-// fields a client may ignore.
-const listEntry = catalogEntry.extend(catalogEntryFigures).extend({
-  cost: z.number().nullable().meta({ description: 'Estimated production cost from the latest analysis (null before one)' }),
-  recommendationCount: z.number().int().nullable().meta({ description: 'Indexes the latest analysis recommends for this query' }),
-});
-const singleEntry = catalogQuery.extend(catalogEntryFigures).extend({
-  callSites: z
-    .array(callSiteSchema)
-    .meta({ description: "Where the query comes from in the application, read from its comments' tags (sqlcommenter, marginalia); latest first" }),
-});
 
 export const catalogRouter = {
   list: procedure

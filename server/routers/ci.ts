@@ -48,7 +48,7 @@ export const ciRouter = {
 
   /** tRPC only: the total the list's X-Total-Count header carries, for typed clients. */
   count: procedure
-    .input(listRunsInput.pick({ environmentId: true, repo: true }))
+    .input(listRunsInput.pick({ environmentId: true, repo: true, pullRequest: true }))
     .output(z.object({ total: z.number().int() }))
     .query(async ({ ctx, input }) => ({ total: await countRuns(ctx.store.db, { ...input, visible: ctx.visibleEnvironments() }) })),
 

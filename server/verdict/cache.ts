@@ -6,7 +6,7 @@
 // first planning is kept, and the workload's choice reads every query's alternatives from here.
 // Two callers planning the same miss at once both plan it; the second insert does nothing.
 import { and, eq, sql } from 'drizzle-orm';
-import { analyzeSnapshot, ShadowSlots, sharedShadowSlots, type QueryInput, type ShadowServer, type SourceSnapshot } from '../../advisor/index';
+import { analyzeSnapshot, hiddenStatisticsWarnings, ShadowSlots, sharedShadowSlots, type QueryInput, type ShadowServer, type SourceSnapshot } from '../../advisor/index';
 import type { PlannedQuery, Recommendation } from '../../shared/analysis';
 import type { PlanNode } from '../../shared/plan';
 import { queryPlans } from '../db/schema';
@@ -103,7 +103,8 @@ export async function planCached(db: Db, input: PlanCachedInput): Promise<PlanCa
     p.recommendations = weighted(p.recommendations, calls.get(p.hash) ?? 1);
     p.alternatives = weighted(p.alternatives, calls.get(p.hash) ?? 1);
   }
-  return { plans, planned: misses.length, warnings };
+  // From the snapshot and the plans, so that a run answered from the cache warns as well.
+  return { plans, planned: misses.length, warnings: [...new Set([...warnings, ...hiddenStatisticsWarnings(input.snapshot, [...plans.values()])])] };
 }
 
 function uniqueByHash(queries: readonly QueryInput[]): QueryInput[] {

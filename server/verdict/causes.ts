@@ -4,12 +4,14 @@
 // - schema: the run drops an index the baseline's plan (or, for lost_index, production's plan) read,
 //   whether production has it (droppedIndexes) or only the baseline's schema had it (a schema note);
 // - no_statistics: the plan reads a table or column only the run has, which the planner can only
-//   guess about (the schema note run-schema.ts writes for it says so);
+//   guess about (the schema note run-schema.ts writes for it says so), or a table whose production
+//   statistics the connection's role may not read (statistics-warnings.ts);
 // - plan_choice: neither, so the planner chose another plan among near-equal ones; the costs say how near.
 // query_changed belongs to paired findings (a query edited), not produced here. Pure: same input,
 // same causes, in the same order.
 import { CAUSE_KINDS, type FindingCause } from '../../shared/policy';
 import { indexesUsed, type PlanNode } from '../../shared/plan';
+import { statisticsCauses } from './statistics-warnings';
 
 export interface CauseInput {
   cost: number | null;
@@ -47,6 +49,8 @@ export function findCauses(input: CauseInput): FindingCause[] {
     const match = NO_STATISTICS.exec(note);
     if (match) causes.push({ kind: 'no_statistics', object: match[1]!, detail: `${note}: planned with the planner's default estimates` });
   }
+  // Production's statistics hidden from the role: the planner's defaults, whatever else moved the cost.
+  const unseen = statisticsCauses(input.schemaNotes);
   if (causes.length === 0 && input.cost !== null && input.baselineCost !== null) {
     const apart = input.baselineCost > 0 ? `${round1(((input.cost - input.baselineCost) / input.baselineCost) * 100)}% apart` : 'apart';
     causes.push({
@@ -56,5 +60,6 @@ export function findCauses(input: CauseInput): FindingCause[] {
         `against the baseline's ${round1(input.baselineCost)} (${apart})`,
     });
   }
+  causes.push(...unseen);
   return causes.sort((a, b) => CAUSE_KINDS.indexOf(a.kind) - CAUSE_KINDS.indexOf(b.kind));
 }

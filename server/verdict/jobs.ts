@@ -21,6 +21,7 @@ import { planCached, type CachedPlan } from './cache';
 import { warmShadows } from './shadows';
 import { emitVerdictFailed } from '../webhooks/verdict-failed';
 import { currentSnapshot } from './snapshots';
+import { withStatisticsNotes } from './statistics-warnings';
 
 const VERDICT_JOB = 'verdict';
 
@@ -205,7 +206,7 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
         baseline_cost: inBaseline ? (baselinePlans.get(q.hash)?.cost ?? null) : null,
         recommendations: (own?.recommendations ?? []).map((r) => ({ createIndex: r.createIndex, costAfter: r.costAfter, savedPct: r.savedPct })),
         indexes_used: productionPlans.get(q.hash)?.indexesUsed ?? [],
-        schema_notes: schemaNotes(own, applied, baselinePlan, removed),
+        schema_notes: withStatisticsNotes(schemaNotes(own, applied, baselinePlan, removed), production, own),
         error: own?.error ?? null,
         plan: own?.plan ?? null,
         baseline_plan: baselinePlan?.plan ?? null,

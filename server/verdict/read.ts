@@ -13,6 +13,7 @@ import type { Db } from '../db/store';
 import { readStoredPolicy } from '../domain/policy';
 import { notFound } from '../errors';
 import { evaluateVerdict, pendingVerdict, unavailableVerdict, type VerdictQuery } from './evaluate';
+import { withStatisticsWarnings } from './statistics-warnings';
 
 const baselineRuns = alias(ciRuns, 'baseline_runs');
 
@@ -197,7 +198,7 @@ function verdictOf(
     calls: runFigures?.get(plan.hash)?.calls ?? null,
     callSites: runFigures?.get(plan.hash)?.callSites ?? [],
   }));
-  return evaluateVerdict({
+  const verdict = evaluateVerdict({
     queries,
     // Baseline costs were planned with the run, on the same snapshot (see jobs.ts).
     baseline: baseline
@@ -214,6 +215,7 @@ function verdictOf(
     snapshotAt: iso(run.snapshotAt),
     analyzedAt: iso(run.analyzedAt),
   });
+  return withStatisticsWarnings(verdict, queries);
 }
 
 /** The verdicts of these runs (those that exist), with five queries whatever their number. */

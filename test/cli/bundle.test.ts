@@ -7,6 +7,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { actionInvocation } from '../../cli/action-inputs';
 import { BUNDLE_FILES, buildCli, DIST, ROOT } from '../../cli/build';
+import { DEFAULT_AUDIENCE, ID_TOKEN_VARIABLE } from '../../cli/ci-report';
+import { CODE_QUALITY_FILE } from '../../cli/code-quality';
 import { runNode } from '../support/cli';
 
 describe('the CLI bundle in dist/', () => {
@@ -59,5 +61,24 @@ describe('action.yml', () => {
       const changed = actionInvocation({ ...base, [`INPUT_${name.toUpperCase()}`]: value });
       expect(JSON.stringify(changed.argv) !== JSON.stringify(plain.argv) || JSON.stringify(changed.env) !== JSON.stringify(plain.env), `input ${name} is not read`).toBe(true);
     }
+  });
+});
+
+describe('the GitLab CI template (ci/gitlab/querytrail.gitlab-ci.yml)', () => {
+  const yml = readFileSync(path.join(ROOT, 'ci', 'gitlab', 'querytrail.gitlab-ci.yml'), 'utf8');
+  const job = yml.split('\n.querytrail:\n')[1] ?? '';
+
+  it('asks GitLab for the ID token ci-report reads, for the audience the server expects by default', () => {
+    expect(job).toMatch(new RegExp(`^ {2}id_tokens:\\n {4}${ID_TOKEN_VARIABLE}:\\n {6}aud: ${DEFAULT_AUDIENCE}\\b`, 'm'));
+  });
+
+  it('keeps the Code Quality report ci-report writes, even when the verdict fails the job', () => {
+    expect(job).toMatch(new RegExp(`^ {2}artifacts:\\n {4}when: always\\b[^\\n]*\\n {4}reports:\\n {6}codequality: ${CODE_QUALITY_FILE.replace(/\./g, '\\.')}$`, 'm'));
+  });
+
+  it('runs the committed bundle (both its files) with the job\'s Node, installing nothing', () => {
+    for (const file of BUNDLE_FILES) expect(job).toContain(`"$QUERYTRAIL_DIST_URL/${file}"`);
+    expect(job).toMatch(/^ {4}- node \.querytrail\/querytrail\.mjs ci-report --db "\$DATABASE_URL"/m);
+    expect(job).not.toMatch(/npm (ci|install)|npx/);
   });
 });

@@ -5,11 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { actionInvocation, isActionRun } from '../../cli/action-inputs';
-import { pullRequestOf } from '../../cli/ci-report';
+import { pullRequestOf } from '../../cli/github-actions';
 import { exitCodeFor, runLink } from '../../cli/report-verdict';
-import { codeSpan, formatCost, indexesToCreate, shortenQuery, verdictMarkdown, verdictText } from '../../cli/verdict-format';
+import { codeSpan, escapeMarkdown, formatCost, indexesToCreate, shortenQuery, verdictMarkdown, verdictText } from '../../cli/verdict-format';
 import { annotations, escapeData, escapeProperty, workflowCommand } from '../../cli/workflow-commands';
 import { defaultPolicy, type Finding, type Verdict } from '../../shared/policy';
+import { hiddenStatisticsWarning } from '../../shared/statistics-warnings';
 
 const finding = (overrides: Partial<Finding>): Finding => ({
   kind: 'new_query_needs_index',
@@ -165,6 +166,14 @@ describe('the verdict as text and Markdown', () => {
         '    plan: Index Scan using orders_customer_id_idx on orders -> Seq Scan on orders (rows 1.2M)',
       ]),
     );
+  });
+
+  it("says in one line which tables were planned without production's column statistics, and how to fix it", () => {
+    const v = { ...verdict('pass', []), warnings: [hiddenStatisticsWarning('shop.orders'), hiddenStatisticsWarning('shop.order_lines')] };
+    const line = 'Planned without production column statistics for shop.orders, shop.order_lines: grant the role SELECT, or install the querytrail.column_stats() helper (docs/monitoring-role.md).';
+    expect(verdictText(v, context)).toContain(`  ${line}`);
+    expect(verdictMarkdown(v, context)).toContain(`⚠️ ${escapeMarkdown(line)}`);
+    expect(verdictMarkdown(verdict('pass', []), context)).not.toContain('column statistics');
   });
 
   it('says a pull request passes now when its comment said it failed', () => {

@@ -97,6 +97,7 @@ const TABLE: Record<string, Case> = {
   'analysis.latest': { scope: 'env', allowed: read(VIEWER), input: (k) => ({ id: k.env }) },
   'analysis.indexHealth': { scope: 'env', allowed: read(VIEWER), input: (k) => ({ id: k.env }) },
   'analysis.query': { scope: 'env', allowed: read(VIEWER), input: (k) => ({ id: k.env, hash: k.hash }) },
+  'analysis.explain': { scope: 'env', allowed: read(VIEWER), input: (k) => ({ id: k.env, sql: BAD }) },
   'analysis.ciRun': { scope: 'run', allowed: read(VIEWER), input: (k) => ({ id: k.run }) },
 
   'ci.ingest': { scope: 'none', allowed: [...EDITOR, 'ci'], input: (k) => ({ repo: k.repo, runId: BAD, queries: [] }) },

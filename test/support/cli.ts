@@ -16,14 +16,14 @@ export interface CliResult {
 }
 
 /** Runs the command with only the environment given (no GITHUB_* of the machine running the tests). */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return runNode(BIN, args, env);
+export function runCli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliResult> {
+  return runNode(BIN, args, env, cwd);
 }
 
-/** Runs a script with `node`, as the GitHub runner runs an action's main file. */
-export function runNode(script: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs a script with `node`, as the GitHub runner runs an action's main file; in `cwd` as a CI job's project directory when given. */
+export function runNode(script: string, args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, ...args], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

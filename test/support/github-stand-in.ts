@@ -1,8 +1,7 @@
 // A local HTTP stand-in for the part of GitHub's REST API that ci-report uses: an issue's comments
 // (list, paginated with a Link header; create; update), answering with the shapes and status codes
 // GitHub documents, and recording every request it receives so tests can say exactly what was sent.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readBody, serveLocally } from './local-server';
 
 export interface RecordedRequest {
   method: string;
@@ -41,12 +40,6 @@ const ERRORS: Record<number, { message: string; documentation_url: string }> = {
   500: { message: 'Server Error', documentation_url: 'https://docs.github.com/rest' },
 };
 
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export async function startGithubStandIn(): Promise<GithubStandIn> {
   const stored: StandInComment[] = [];
   const requests: RecordedRequest[] = [];
@@ -76,62 +69,56 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
     return comment;
   };
 
-  const server: Server = createServer((request, response) => {
-    void (async () => {
-      const text = await readBody(request);
-      const recorded: RecordedRequest = { method: request.method ?? 'GET', url: request.url ?? '/', authorization: request.headers.authorization };
-      if (text) recorded.body = JSON.parse(text) as { body?: string };
-      requests.push(recorded);
-      const send = (status: number, json: unknown, headers: Record<string, string> = {}) => {
-        response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-        response.end(JSON.stringify(json));
-      };
-      if (!request.headers.authorization) return send(401, { message: 'Requires authentication', documentation_url: 'https://docs.github.com/rest' });
-      if (failure) return send(failure, { ...ERRORS[failure], status: String(failure) });
+  const server = await serveLocally(async (request, response) => {
+    const text = await readBody(request);
+    const recorded: RecordedRequest = { method: request.method ?? 'GET', url: request.url ?? '/', authorization: request.headers.authorization };
+    if (text) recorded.body = JSON.parse(text) as { body?: string };
+    requests.push(recorded);
+    const send = (status: number, json: unknown, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      response.end(JSON.stringify(json));
+    };
+    if (!request.headers.authorization) return send(401, { message: 'Requires authentication', documentation_url: 'https://docs.github.com/rest' });
+    if (failure) return send(failure, { ...ERRORS[failure], status: String(failure) });
 
-      const here = new URL(recorded.url, url);
-      const list = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(here.pathname);
-      const one = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(here.pathname);
-      if (list && request.method === 'GET') {
-        // GET /repos/{owner}/{repo}/issues/{issue_number}/comments: per_page (default 30, max 100), page, Link
-        const issue = `${list[1]}#${list[2]}`;
-        const all = stored.filter((c) => c.issue === issue);
-        const perPage = Math.min(100, Number(here.searchParams.get('per_page') ?? 30));
-        const page = Number(here.searchParams.get('page') ?? 1);
-        const last = Math.max(1, Math.ceil(all.length / perPage));
-        const link = (p: number, rel: string) => {
-          const target = new URL(here);
-          target.searchParams.set('page', String(p));
-          return `<${target}>; rel="${rel}"`;
-        };
-        const links = [];
-        if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'));
-        if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'));
-        return send(200, all.slice((page - 1) * perPage, page * perPage).map(shape), links.length ? { link: links.join(', ') } : {});
-      }
-      if (list && request.method === 'POST') {
-        // POST /repos/{owner}/{repo}/issues/{issue_number}/comments { body } -> 201
-        const body = recorded.body?.body;
-        if (typeof body !== 'string' || !body) return send(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'missing_field', field: 'body' }] });
-        const comment = add(`${list[1]}#${list[2]}`, body, { login: 'github-actions[bot]', id: 41898282, type: 'Bot' });
-        return send(201, shape(comment), { location: `${url}/repos/${list[1]}/issues/comments/${comment.id}` });
-      }
-      if (one && request.method === 'PATCH') {
-        // PATCH /repos/{owner}/{repo}/issues/comments/{comment_id} { body } -> 200
-        const comment = stored.find((c) => c.id === Number(one[2]) && c.issue.startsWith(`${one[1]}#`));
-        if (!comment) return send(404, { ...ERRORS[404], status: '404' });
-        comment.body = recorded.body?.body ?? comment.body;
-        comment.updated_at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-        return send(200, shape(comment));
-      }
-      return send(404, { ...ERRORS[404], status: '404' });
-    })().catch((error: unknown) => {
-      response.writeHead(500);
-      response.end(String(error));
-    });
+    const here = new URL(recorded.url, url);
+    const list = /^\/repos\/([^/]+\/[^/]+)\/issues\/(\d+)\/comments$/.exec(here.pathname);
+    const one = /^\/repos\/([^/]+\/[^/]+)\/issues\/comments\/(\d+)$/.exec(here.pathname);
+    if (list && request.method === 'GET') {
+      // GET /repos/{owner}/{repo}/issues/{issue_number}/comments: per_page (default 30, max 100), page, Link
+      const issue = `${list[1]}#${list[2]}`;
+      const all = stored.filter((c) => c.issue === issue);
+      const perPage = Math.min(100, Number(here.searchParams.get('per_page') ?? 30));
+      const page = Number(here.searchParams.get('page') ?? 1);
+      const last = Math.max(1, Math.ceil(all.length / perPage));
+      const link = (p: number, rel: string) => {
+        const target = new URL(here);
+        target.searchParams.set('page', String(p));
+        return `<${target}>; rel="${rel}"`;
+      };
+      const links = [];
+      if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'));
+      if (page > 1) links.push(link(1, 'first'), link(page - 1, 'prev'));
+      return send(200, all.slice((page - 1) * perPage, page * perPage).map(shape), links.length ? { link: links.join(', ') } : {});
+    }
+    if (list && request.method === 'POST') {
+      // POST /repos/{owner}/{repo}/issues/{issue_number}/comments { body } -> 201
+      const body = recorded.body?.body;
+      if (typeof body !== 'string' || !body) return send(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'missing_field', field: 'body' }] });
+      const comment = add(`${list[1]}#${list[2]}`, body, { login: 'github-actions[bot]', id: 41898282, type: 'Bot' });
+      return send(201, shape(comment), { location: `${url}/repos/${list[1]}/issues/comments/${comment.id}` });
+    }
+    if (one && request.method === 'PATCH') {
+      // PATCH /repos/{owner}/{repo}/issues/comments/{comment_id} { body } -> 200
+      const comment = stored.find((c) => c.id === Number(one[2]) && c.issue.startsWith(`${one[1]}#`));
+      if (!comment) return send(404, { ...ERRORS[404], status: '404' });
+      comment.body = recorded.body?.body ?? comment.body;
+      comment.updated_at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      return send(200, shape(comment));
+    }
+    return send(404, { ...ERRORS[404], status: '404' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = server.url;
 
   return {
     url,
@@ -141,10 +128,6 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
     failWith: (status) => {
       failure = status;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.close,
   };
 }

@@ -223,7 +223,7 @@ const TABLES_SQL = `
     pair mallory.pair,
     flag boolean DEFAULT mallory.via_default(),
     CONSTRAINT items_check CHECK (mallory.via_check())
-  );
+  ) WITH (autovacuum_enabled = false); -- autovacuum's ANALYZE would run via_index as mallory: her code, not ours
   CREATE INDEX items_key ON mallory.items ((mallory.via_index(id)));
   CREATE TRIGGER items_trigger BEFORE INSERT OR UPDATE OR DELETE ON mallory.items FOR EACH ROW EXECUTE FUNCTION mallory.via_trigger();
   INSERT INTO mallory.items (id, name, mood, pair)

@@ -3,14 +3,16 @@
 // the key set at /.well-known/jwks, ID tokens with GitHub's claims signed RS256 by its own key pair,
 // and the runner's token request endpoint (what ACTIONS_ID_TOKEN_REQUEST_URL points at in a job with
 // `permissions: id-token: write`): GET <url>&audience=<aud> with `Authorization: bearer <request
-// token>` answers { "value": "<jwt>" }. On a free loopback port; every request is recorded.
+// token>` answers { "value": "<jwt>" }. It stands in for a GitLab instance's issuer too (GitLab
+// publishes the same discovery and keys): mintGitlab() signs the claims GitLab documents for a CI
+// job's `id_tokens`. On a free loopback port; every request is recorded.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWK } from 'jose';
 
-/** The claims GitHub puts in a job's ID token (https://docs.github.com/actions/reference/security/oidc). */
-export interface GithubClaims {
+/** The registered claims every CI's ID token carries. */
+interface JwtClaims {
   iss: string;
   aud: string | string[];
   sub: string;
@@ -18,6 +20,10 @@ export interface GithubClaims {
   nbf: number;
   exp: number;
   jti: string;
+}
+
+/** The claims GitHub puts in a job's ID token (https://docs.github.com/actions/reference/security/oidc). */
+export interface GithubClaims extends JwtClaims {
   repository: string;
   repository_owner: string;
   repository_id: string;
@@ -35,6 +41,32 @@ export interface GithubClaims {
   base_ref: string;
   head_ref: string;
   runner_environment: string;
+  [claim: string]: unknown;
+}
+
+/** The claims GitLab puts in a CI job's ID token (https://docs.gitlab.com/ci/secrets/id_token_authentication/). */
+export interface GitlabClaims extends JwtClaims {
+  namespace_id: string;
+  namespace_path: string;
+  project_id: string;
+  project_path: string;
+  user_id: string;
+  user_login: string;
+  user_email: string;
+  user_access_level: string;
+  pipeline_id: string;
+  pipeline_source: string;
+  job_id: string;
+  ref: string;
+  ref_type: 'branch' | 'tag';
+  ref_path: string;
+  ref_protected: string;
+  runner_id: number;
+  runner_environment: string;
+  sha: string;
+  project_visibility: string;
+  ci_config_ref_uri: string;
+  ci_config_sha: string;
   [claim: string]: unknown;
 }
 
@@ -72,6 +104,10 @@ export interface OidcIssuerStandIn {
   claims(claims?: Partial<GithubClaims>): GithubClaims;
   /** An ID token of this issuer; `claims` as for claims(). */
   mint(claims?: Partial<GithubClaims>, options?: MintOptions): Promise<string>;
+  /** GitLab's claims for a job of acme/platform/app on main (the issuer then stands in for a GitLab instance); sub follows project_path/ref unless given. */
+  gitlabClaims(claims?: Partial<GitlabClaims>): GitlabClaims;
+  /** An ID token with GitLab's claims, as a job's `id_tokens` gets it. */
+  mintGitlab(claims?: Partial<GitlabClaims>, options?: MintOptions): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -129,12 +165,54 @@ export async function startOidcIssuer(): Promise<OidcIssuerStandIn> {
     };
   };
 
-  const mint = async (overrides: Partial<GithubClaims> = {}, options: MintOptions = {}): Promise<string> => {
-    const payload: Record<string, unknown> = { ...claims(overrides) };
+  const gitlabClaims = (overrides: Partial<GitlabClaims> = {}): GitlabClaims => {
+    const now = Math.floor(Date.now() / 1000);
+    const projectPath = overrides.project_path ?? 'acme/platform/app';
+    const ref = overrides.ref ?? 'main';
+    const refType = overrides.ref_type ?? 'branch';
+    const jobId = String(runIds++);
+    return {
+      jti: randomUUID(),
+      // GitLab's default subject
+      sub: `project_path:${projectPath}:ref_type:${refType}:ref:${ref}`,
+      aud: 'querytrail',
+      namespace_id: '72',
+      namespace_path: projectPath.split('/').slice(0, -1).join('/'),
+      project_id: '4242',
+      project_path: projectPath,
+      user_id: '17',
+      user_login: 'developer',
+      user_email: 'developer@example.com',
+      user_access_level: 'developer',
+      pipeline_id: String(runIds++),
+      pipeline_source: 'merge_request_event',
+      job_id: jobId,
+      ref,
+      ref_type: refType,
+      ref_path: `refs/${refType === 'branch' ? 'heads' : 'tags'}/${ref}`,
+      ref_protected: ref === 'main' ? 'true' : 'false',
+      runner_id: 1,
+      runner_environment: 'gitlab-hosted',
+      sha: randomBytes(20).toString('hex'),
+      project_visibility: 'private',
+      ci_config_ref_uri: `gitlab.example.com/${projectPath}//.gitlab-ci.yml@refs/heads/${ref}`,
+      ci_config_sha: randomBytes(20).toString('hex'),
+      iss: url,
+      nbf: now,
+      iat: now,
+      exp: now + GITHUB_TOKEN_LIFETIME_SECONDS,
+      ...overrides,
+    };
+  };
+
+  const sign = async (claimSet: Record<string, unknown>, options: MintOptions): Promise<string> => {
+    const payload = { ...claimSet };
     for (const name of options.omit ?? []) delete payload[name];
     if (options.unsigned) return new UnsecuredJWT(payload).encode();
     return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: options.kid ?? kid }).sign(options.key ?? privateKey);
   };
+  const mint = (overrides: Partial<GithubClaims> = {}, options: MintOptions = {}) => sign(claims(overrides), options);
+  const mintGitlab = (overrides: Partial<GitlabClaims> = {}, options: MintOptions = {}) => sign(gitlabClaims(overrides), options);
 
   const standIn: OidcIssuerStandIn = {
     url: '',
@@ -145,6 +223,8 @@ export async function startOidcIssuer(): Promise<OidcIssuerStandIn> {
     requests,
     claims,
     mint,
+    gitlabClaims,
+    mintGitlab,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

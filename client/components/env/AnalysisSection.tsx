@@ -11,6 +11,7 @@ import { RelativeTime } from '../RelativeTime';
 import { RoleNote } from '../RoleNote';
 import { EmptyState, ErrorState, Loading } from '../States';
 import { IndexRecommendations } from './IndexRecommendations';
+import { SavingCurve } from '../analysis/SavingCurve';
 
 type Environment = RouterOutputs['env']['get'];
 export type AnalysisStatus = RouterOutputs['analysis']['latest'];
@@ -87,6 +88,7 @@ function AnalysisResult({ envId, status }: { envId: string; status: AnalysisStat
             Recommended indexes {status.indexes.length > 0 ? <span className="count">{formatNumber(status.indexes.length)}</span> : null}
           </h3>
           <IndexRecommendations envId={envId} indexes={status.indexes} queryCount={status.queryCount} />
+          {status.savingCurve ? <SavingCurve curve={status.savingCurve} stop={status.stopReason ?? null} /> : null}
         </>
       ) : null}
     </>

@@ -65,7 +65,7 @@ export function ReposSection({ env }: { env: Environment }) {
             label="Repository"
             {...form.field('repo', repo, setRepo, repoError)}
             placeholder="acme/web-app"
-            hint="As GitHub writes it: <org>/<repo>."
+            hint="As GitHub writes it: <org>/<repo>; on GitLab the project path with its groups: <group>/<subgroup>/<project>."
             autoComplete="off"
             spellCheck={false}
           />

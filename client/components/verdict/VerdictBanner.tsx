@@ -83,17 +83,24 @@ function Summary({ verdict, envId }: { verdict: Verdict; envId: string | null })
           </>
         ) : null}
       </p>
-      {verdict.schemaNotes.length > 0 ? (
-        <div className="verdict-line small">
-          <strong>Not applied from this run&rsquo;s schema:</strong>
-          <ul className="verdict-notes">
-            {verdict.schemaNotes.map((note) => (
-              <li key={note}>{note}</li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      <NoteList title="Not applied from this run’s schema:" notes={verdict.schemaNotes} />
+      {/* the role of the production connection may not read these tables' statistics: each says the fix */}
+      <NoteList title="Planned without production column statistics:" notes={verdict.warnings ?? []} />
     </>
+  );
+}
+
+function NoteList({ title, notes }: { title: string; notes: readonly string[] }) {
+  if (notes.length === 0) return null;
+  return (
+    <div className="verdict-line small">
+      <strong>{title}</strong>
+      <ul className="verdict-notes">
+        {notes.map((note) => (
+          <li key={note}>{note}</li>
+        ))}
+      </ul>
+    </div>
   );
 }
 
