@@ -5,7 +5,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { idSchema } from '../../shared/validation';
 import { appRouter } from '../routers/root';
-import { createContext, type Services } from '../trpc';
+import type { Services } from '../services-type';
+import { createContext } from '../trpc';
 import type { Principal } from '../auth/principal';
 
 export type Caller = ReturnType<typeof appRouter.createCaller>;

@@ -6,7 +6,7 @@ import { TRPCError } from '@trpc/server';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorBody } from '../../shared/errors';
 import { logUnexpectedError } from '../error-log';
-import { apiCodeOf, issuesOf, publicMessage } from '../errors';
+import { apiCodeOf, issuesCarriedBy, publicMessage } from '../errors';
 
 export function structured(data: Record<string, unknown>): CallToolResult {
   return { structuredContent: data, content: [{ type: 'text', text: JSON.stringify(data) }] };
@@ -16,7 +16,7 @@ export function structured(data: Record<string, unknown>): CallToolResult {
 export function toolError(tool: string, error: unknown): CallToolResult {
   let body;
   if (error instanceof TRPCError && error.code !== 'INTERNAL_SERVER_ERROR') {
-    body = errorBody(apiCodeOf(error), publicMessage(error), issuesOf(error));
+    body = errorBody(apiCodeOf(error), publicMessage(error), issuesCarriedBy(error));
   } else {
     logUnexpectedError(`mcp ${tool}`, error);
     body = errorBody('internal_error', 'Internal server error');

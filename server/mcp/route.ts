@@ -6,7 +6,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Principal } from '../auth/principal';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { logUnexpectedError } from '../error-log';
 import { sendError } from '../rest';
 import { callerFor } from './caller';
