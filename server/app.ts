@@ -10,11 +10,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { appRouter } from './routers/root';
-import { createContext, type Services } from './trpc';
+import { createContext } from './trpc';
+import type { Services } from './services-type';
 import { authenticate, type Authenticated } from './auth/authenticate';
 import { createSignInRouter } from './auth/sign-in-routes';
 import { createMcpRouter } from './mcp/route';
-import { createRestRouter, DOCS_ASSETS, sendError } from './rest';
+import { createRestRouter, DOCS_ASSETS } from './rest';
+import { sendError } from '../shared/errors';
 import { hostGuard } from './host-check';
 import { checkRequestPath, pathOf } from './request-path';
 import { logUnexpectedError } from './error-log';
@@ -43,7 +45,7 @@ function isPublicRequest(method: string, target: string): boolean {
 const requireCaller: RequestHandler = (req, res, next) => {
   if ((res.locals as Authenticated).principal || isPublicRequest(req.method, req.originalUrl)) return next();
   res.setHeader('WWW-Authenticate', 'Bearer');
-  sendError(res, 401, 'unauthorized', 'Sign in, or send Authorization: Bearer <token> (a personal access token, a CI token or API_TOKEN)');
+  sendError(res, { status: 401, code: 'unauthorized', message: 'Sign in, or send Authorization: Bearer <token> (a personal access token, a CI token or API_TOKEN)' });
 };
 
 /** The caller of one request, for the tRPC context. */
@@ -56,13 +58,13 @@ const callerOf = (req: express.Request, res: express.Response) => ({
 const wellFormedPath: RequestHandler = (req, res, next) => {
   const issue = checkRequestPath(req.originalUrl);
   if (!issue) return next();
-  sendError(res, 400, 'validation_failed', `Invalid path: ${issue.message}`, [issue]);
+  sendError(res, { status: 400, code: 'validation_failed', message: `Invalid path: ${issue.message}`, issues: [issue] });
 };
 
 /** tRPC reads only the last path segment as the procedure name: /trpc/<anything>/env.list would still call env.list. */
 const oneProcedureSegment: RequestHandler = (req, res, next) => {
   if (/^\/[^/]+$/.test(req.path)) return next();
-  sendError(res, 404, 'not_found', 'Not found');
+  sendError(res, { status: 404, code: 'not_found', message: 'Not found' });
 };
 
 /**
@@ -87,7 +89,7 @@ export function createApp(services: Services, options: { clientDir?: string } = 
   app.use(hostGuard(services.config));
   // the SPA's files need no caller: every other request has its credentials read, however it is spelled
   const readsCredentials = (req: express.Request) => /^\/auth\//i.test(req.path) || !isPublicRequest(req.method, req.originalUrl);
-  app.use(authenticate(services.store, services.config, readsCredentials, (res, status, code, message) => sendError(res, status, code, message)));
+  app.use(authenticate(services.store, services.config, readsCredentials, (res, status, code, message) => sendError(res, { status: status, code: code, message: message })));
   app.use(requireCaller);
   app.use(wellFormedPath);
   app.use('/auth', createSignInRouter(services));
@@ -116,14 +118,14 @@ export function createApp(services: Services, options: { clientDir?: string } = 
     });
   }
 
-  app.use((_req, res) => sendError(res, 404, 'not_found', 'Not found'));
+  app.use((_req, res) => sendError(res, { status: 404, code: 'not_found', message: 'Not found' }));
   const lastResort: ErrorRequestHandler = (err, _req, res, _next) => {
     if (res.headersSent) return res.end();
     // a client error raised by a middleware (express.static, a body parser) keeps its 4xx status
     const answer = clientErrorAnswer(err);
-    if (answer) return sendError(res, answer.status, answer.code, answer.message);
+    if (answer) return sendError(res, { status: answer.status, code: answer.code, message: answer.message });
     logUnexpectedError('http', err);
-    sendError(res, 500, 'internal_error', 'Internal server error');
+    sendError(res, { status: 500, code: 'internal_error', message: 'Internal server error' });
   };
   app.use(lastResort);
   return app;

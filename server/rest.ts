@@ -20,7 +20,7 @@ import { apiCode } from './errors';
 import { logUnexpectedError } from './error-log';
 import { decodeSegment } from './request-path';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../shared/validation';
-import { clientErrorAnswer, errorBody, errorBodySchema, invalidInputMessage, sendError as sendShared, type ErrorCode, type Issue } from '../shared/errors';
+import { clientErrorAnswer, errorBody, errorBodySchema, invalidInputMessage, sendError, type ErrorCode, type Issue } from '../shared/errors';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 
 type ProcedureMeta = { successStatus?: number; openapi?: { method: string; path: string } };
@@ -31,11 +31,6 @@ function proceduresWithMeta(): Map<string, ProcedureMeta> {
     out.set(path, ((procedure as unknown as { _def: { meta?: ProcedureMeta } })._def.meta ?? {}));
   }
   return out;
-}
-
-/** shared/errors.ts's sendError with the answer's parts as arguments, for the callers that still pass them so. */
-export function sendError(res: Response, status: number, code: ErrorCode, message: string, issues?: Issue[]) {
-  sendShared(res, { status, code, message, issues });
 }
 
 interface RestRoute {
@@ -228,9 +223,9 @@ export function createRestRouter(services: Services, callerOf: (req: Request, re
   });
   const dispatch: RequestHandler = (req, res) => {
     const match = matchRestRoute(routes, req.method, req.url);
-    if (!match) return sendShared(res, { status: 404, code: 'not_found', message: 'Not found' });
+    if (!match) return sendError(res, { status: 404, code: 'not_found', message: 'Not found' });
     if ('issues' in match) {
-      return sendShared(res, { status: 400, code: 'validation_failed', message: invalidInputMessage(match.issues), issues: match.issues });
+      return sendError(res, { status: 400, code: 'validation_failed', message: invalidInputMessage(match.issues), issues: match.issues });
     }
     req.url = match.url;
     rewriteErrors(res);
@@ -239,9 +234,9 @@ export function createRestRouter(services: Services, callerOf: (req: Request, re
   rest.use(dispatch);
 
   const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
-    if ((err as { type?: string }).type === 'entity.too.deep') return sendShared(res, { status: 400, code: 'validation_failed', message: (err as Error).message });
+    if ((err as { type?: string }).type === 'entity.too.deep') return sendError(res, { status: 400, code: 'validation_failed', message: (err as Error).message });
     const answer = clientErrorAnswer(err, services.config.maxBodyBytes);
-    if (answer) return sendShared(res, answer);
+    if (answer) return sendError(res, answer);
     next(err);
   };
   rest.use(bodyErrors);

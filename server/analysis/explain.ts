@@ -11,7 +11,7 @@ import type { ExplainedQuery } from '../../shared/analysis';
 import { fingerprintOf, formatQuery, loadParser } from '../../shared/sql-fingerprint';
 import { requireProductionConnections } from '../domain/connections';
 import { badRequest, upstream } from '../errors';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { planCached } from '../verdict/cache';
 import { warmShadows } from '../verdict/shadows';
 import { currentSnapshot } from '../verdict/snapshots';

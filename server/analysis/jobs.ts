@@ -13,7 +13,7 @@ import { analysisRuns, catalogQueries } from '../db/schema';
 import type { Db } from '../db/store';
 import { badRequest, isUniqueViolation, upstream } from '../errors';
 import { newId } from '../ids';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import type { RunningQueue } from '../queue/index';
 import { requireProductionConnections } from '../domain/connections';
 import { planCached } from '../verdict/cache';

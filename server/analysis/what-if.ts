@@ -10,7 +10,7 @@ import { redactConnectionString } from '../../gateway/index';
 import type { PlannedQuery, WorkloadBudget } from '../../shared/analysis';
 import type { DropEffect, IndexHealth } from '../../shared/index-health';
 import type { SchemaFilters } from '../../shared/schema-filters';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { planCached, type CachedPlan } from '../verdict/cache';
 import { warmShadows } from '../verdict/shadows';
 import type { Snapshot } from '../verdict/snapshots';

@@ -10,8 +10,8 @@ import { isTeamMode, type AuthConfig } from '../config';
 import { emailSchema, type signInOptionsSchema } from '../../shared/auth';
 import { recordAudit } from '../audit/record';
 import { upsertSignedInUser } from '../domain/people';
-import { sendError } from '../rest';
-import type { Services } from '../trpc';
+import { sendError } from '../../shared/errors';
+import type { Services } from '../services-type';
 import type { Authenticated } from './authenticate';
 import type { Principal } from './principal';
 import { hashSecret } from './secret-values';
@@ -69,7 +69,7 @@ const handle =
     fn(req, res).catch((error: unknown) => {
       if (!(error instanceof SignInRefused)) return next(error);
       if (wantsPage(req) && !res.headersSent) return res.redirect(302, `/sign-in?error=${encodeURIComponent(error.message)}`);
-      sendError(res, error.status, error.code, error.message);
+      sendError(res, { status: error.status, code: error.code, message: error.message });
     });
   };
 
@@ -81,7 +81,7 @@ export function createSignInRouter(services: Services) {
 
   const requireOidc = (res: Response): OidcConfig | undefined => {
     const { oidc } = auth();
-    if (!oidc) sendError(res, 404, 'not_found', 'Sign-in is not configured on this server (no OIDC_ISSUER)');
+    if (!oidc) sendError(res, { status: 404, code: 'not_found', message: 'Sign-in is not configured on this server (no OIDC_ISSUER)' });
     return oidc;
   };
 
@@ -143,7 +143,7 @@ export function createSignInRouter(services: Services) {
       const principal = (res.locals as Authenticated).principal;
       if (principal?.kind !== 'person' || !('session' in principal.via)) {
         if (sessionIdOf(req, auth())) clearSessionCookie(res, auth());
-        return sendError(res, 401, 'unauthorized', 'Not signed in: there is no session to end');
+        return sendError(res, { status: 401, code: 'unauthorized', message: 'Not signed in: there is no session to end' });
       }
       const body: unknown = req.body;
       const everywhere = req.query.everywhere === '1' || req.query.everywhere === 'true' || (typeof body === 'object' && body !== null && (body as { everywhere?: unknown }).everywhere === true);

@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Principal } from '../auth/principal';
 import type { Services } from '../services-type';
 import { logUnexpectedError } from '../error-log';
-import { sendError } from '../rest';
+import { sendError } from '../../shared/errors';
 import { callerFor } from './caller';
 import { createMcpServer } from './server';
 
@@ -28,12 +28,12 @@ export function createMcpRouter(services: Services, callerOf: CallerOf): Router 
       await transport.handleRequest(req, res, req.body);
     } catch (error) {
       logUnexpectedError('mcp', error);
-      if (!res.headersSent) sendError(res, 500, 'internal_error', 'Internal server error');
+      if (!res.headersSent) sendError(res, { status: 500, code: 'internal_error', message: 'Internal server error' });
     }
   });
   router.all('/', (_req, res) => {
     res.setHeader('Allow', 'POST');
-    sendError(res, 405, 'validation_failed', 'MCP over HTTP is POST /mcp (stateless: no GET stream, no session to DELETE)');
+    sendError(res, { status: 405, code: 'validation_failed', message: 'MCP over HTTP is POST /mcp (stateless: no GET stream, no session to DELETE)' });
   });
   return router;
 }
