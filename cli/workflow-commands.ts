@@ -23,6 +23,7 @@ const TITLES: Record<string, string> = {
   cost_regression: 'query cost regression',
   lost_index: 'index lost by this run',
   new_query_needs_index: 'new query needs an index',
+  changed_query: 'query changed',
   new_query: 'new query',
   call_count_regression: 'query called many more times (N+1?)',
 };
@@ -32,6 +33,7 @@ export function annotations(verdict: Verdict, context: VerdictContext): string[]
   return counted(verdict).map((finding) => {
     const best = finding.recommendations[0];
     const lines = [`${shortenQuery(finding.formattedQuery, 300)}`, finding.kind === 'call_count_regression' ? callsChange(finding) : `cost ${costChange(finding)}`];
+    if (finding.pairedWith) lines.push(`was ${shortenQuery(finding.pairedWith.formattedQuery, 300)}`);
     const from = callSitesText(finding);
     if (from) lines.push(`from ${shortenQuery(from, 300)}`);
     if (best && (finding.kind === 'lost_index' || best.savedPct >= verdict.policy.minSavedPct)) {

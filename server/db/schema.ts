@@ -344,6 +344,10 @@ export const ciRunQueryPlans = pgTable(
     // the run's plan and the baseline's, both on the run's snapshot: the verdict's plan diff and causes
     plan: jsonb('plan').$type<PlanNode>(),
     baselinePlan: jsonb('baseline_plan').$type<PlanNode>(),
+    // a query not in the baseline paired with the baseline query it edits (pairing.ts): that query's
+    // hash and why; baseline_cost and baseline_plan are then that query's
+    pairedHash: text('paired_hash'),
+    pairing: text('pairing'),
   },
   (t) => [primaryKey({ columns: [t.runId, t.hash] })],
 );

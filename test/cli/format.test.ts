@@ -29,6 +29,7 @@ const finding = (overrides: Partial<Finding>): Finding => ({
   calls: null,
   baselineCalls: null,
   callSites: [],
+  pairedWith: null,
   ...overrides,
 });
 
