@@ -13,6 +13,7 @@ import { isDataQuery } from '../shared/data-queries';
 import { loadParser } from '../shared/sql-fingerprint';
 import type { SchemaFilters } from '../shared/schema-filters';
 import { statementSchemaFilter } from './statement-schemas';
+import { listTableFacts, type TableFact } from './catalog/table-facts.sql';
 
 /** Connecting or reading failed; the message is safe to show (it never carries the password). */
 export class StatementsReadError extends Error {
@@ -62,6 +63,8 @@ export interface StatementCounters {
   info: StatementsInfo | null;
   /** true when stats_reset moved while the entries were read: they may be from either side of the reset. */
   resetDuringRead: boolean;
+  /** The tables' sizes at the reading, when asked for (`withTables`). */
+  tables?: TableFact[];
 }
 
 /**
@@ -69,7 +72,10 @@ export interface StatementCounters {
  * takes the difference entry by entry, so one entry's reset or eviction never moves the others).
  * pg_stat_statements_info is read before and after, to tell a reset that happened meanwhile.
  */
-export async function readStatementCounters(connectionString: string, options: { limits?: SessionLimits; schemaFilters?: SchemaFilters } = {}): Promise<StatementCounters> {
+export async function readStatementCounters(
+  connectionString: string,
+  options: { limits?: SessionLimits; schemaFilters?: SchemaFilters; withTables?: boolean } = {},
+): Promise<StatementCounters> {
   return withReadOnlySession(connectionString, options.limits, async (pool, server) => {
     const before = await readStatementsInfo(pool);
     const [rows, keep] = await Promise.all([
@@ -93,7 +99,8 @@ export async function readStatementCounters(connectionString: string, options: {
         sharedBlksRead: row.sharedBlksRead,
       });
     }
-    return { counters, info: before, resetDuringRead: before !== null && before.statsReset !== after?.statsReset };
+    const tables = options.withTables ? await listTableFacts(pool, options.schemaFilters) : undefined;
+    return { counters, info: before, resetDuringRead: before !== null && before.statsReset !== after?.statsReset, ...(tables && { tables }) };
   });
 }
 

@@ -1,6 +1,6 @@
 // A verdict as people read it: plain text for a CI log, Markdown for GitHub's job summary and the
 // pull request's comment. Both show the same things: the status, one line per finding (kind, cost
-// before -> after, the query shortened), why the cost moved and how the plan changed, the CREATE
+// before -> after, the query shortened, and for an edited query the text it replaced), why the cost moved and how the plan changed, the CREATE
 // INDEX statements, and the run's page.
 import { describeCallSite } from '../shared/call-sites';
 import type { Finding, Verdict, VerdictStatus } from '../shared/policy';
@@ -21,6 +21,7 @@ const KIND_LABELS: Record<Finding['kind'], string> = {
   cost_regression: 'cost regression',
   lost_index: 'lost index',
   new_query_needs_index: 'new query needs an index',
+  changed_query: 'changed query',
   new_query: 'new query',
   call_count_regression: 'more calls (N+1?)',
 };
@@ -30,6 +31,7 @@ export const FINDING_TITLES: Record<Finding['kind'], string> = {
   cost_regression: 'query cost regression',
   lost_index: 'index lost by this run',
   new_query_needs_index: 'new query needs an index',
+  changed_query: 'query changed',
   new_query: 'new query',
   call_count_regression: 'query called many more times (N+1?)',
 };
@@ -166,7 +168,9 @@ export function verdictText(verdict: Verdict, context: VerdictContext): string[]
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
   rows.forEach((row, index) => {
     lines.push(`  ${row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join('  ')}`);
-    const from = callSitesText(verdict.findings[index]!);
+    const finding = verdict.findings[index]!;
+    if (finding.pairedWith) lines.push(`    was ${shortenQuery(finding.pairedWith.formattedQuery)}`);
+    const from = callSitesText(finding);
     if (from) lines.push(`    from ${shortenQuery(from, 300)}`);
   });
   const indexes = indexesToCreate(verdict);
@@ -263,7 +267,8 @@ export function verdictMarkdown(verdict: Verdict, context: VerdictContext, optio
       const cost = findingChange(finding).replace('->', '→');
       const from = callSitesText(finding);
       const where = from ? `<br>from ${escapeMarkdown(shortenQuery(from, 300))}` : '';
-      out.push(`| ${severity} | ${KIND_LABELS[finding.kind]} | ${cost} | ${codeSpan(shortenQuery(finding.formattedQuery), true)}${where} |`);
+      const was = finding.pairedWith ? `<br>was ${codeSpan(shortenQuery(finding.pairedWith.formattedQuery), true)}` : '';
+      out.push(`| ${severity} | ${KIND_LABELS[finding.kind]} | ${cost} | ${codeSpan(shortenQuery(finding.formattedQuery), true)}${was}${where} |`);
     }
     const more = verdict.findings.length - MAX_ROWS;
     if (more > 0) out.push('', `… and ${more} more finding${more === 1 ? '' : 's'} on the run's page.`);

@@ -24,6 +24,7 @@ export function annotations(verdict: Verdict, context: VerdictContext): string[]
   return counted(verdict).map((finding) => {
     const best = indexToCreate(verdict, finding);
     const lines = [`${shortenQuery(finding.formattedQuery, 300)}`, finding.kind === 'call_count_regression' ? callsChange(finding) : `cost ${costChange(finding)}`];
+    if (finding.pairedWith) lines.push(`was ${shortenQuery(finding.pairedWith.formattedQuery, 300)}`);
     const from = callSitesText(finding);
     if (from) lines.push(`from ${shortenQuery(from, 300)}`);
     if (best) {

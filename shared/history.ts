@@ -82,6 +82,16 @@ export const regressedQueriesInput = z
   })
   .superRefine(checkWindow);
 
+export const historyCauseSchema = z
+  .object({
+    kind: z.literal('data_growth'),
+    detail: z.string().meta({ description: 'The evidence, in words' }),
+    table: z.string().meta({ description: 'The table that grew (schema.name)' }),
+    factor: z.number().meta({ description: "Its rows at the end of this window over the previous window's (its size when it had no rows)" }),
+  })
+  .meta({ id: 'HistoryCause' });
+export type HistoryCause = z.infer<typeof historyCauseSchema>;
+
 export const regressedQuery = z.object({
   hash: z.string(),
   formattedQuery: z.string().nullable(),
@@ -91,6 +101,9 @@ export const regressedQuery = z.object({
   previousMeanTimeMs: z.number(),
   /** How much the mean time rose, in percent of the previous window's. */
   changePercent: z.number(),
+  causes: z
+    .array(historyCauseSchema)
+    .meta({ description: 'The tables the query reads that grew between the two windows, and by what factor (empty when none did or no sizes were kept)' }),
 });
 export type RegressedQuery = z.infer<typeof regressedQuery>;
 

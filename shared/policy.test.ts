@@ -34,7 +34,7 @@ describe('defaults', () => {
       minSavedPct: 30,
       callRatio: 3,
       minCalls: 50,
-      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', new_query: 'warn', call_count_regression: 'warn' },
+      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', changed_query: 'warn', new_query: 'warn', call_count_regression: 'warn' },
       ignoredHashes: [],
       ignoredCallSites: [],
     });
@@ -148,7 +148,14 @@ describe('updates', () => {
       minSavedPct: 30,
       callRatio: 3,
       minCalls: 50,
-      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'warn', new_query: 'off', call_count_regression: 'warn' },
+      conditions: {
+        cost_regression: 'fail',
+        new_query_needs_index: 'fail',
+        lost_index: 'warn',
+        changed_query: 'warn',
+        new_query: 'off',
+        call_count_regression: 'warn',
+      },
       ignoredHashes: [HASH],
       ignoredCallSites: [],
     });
@@ -238,6 +245,7 @@ describe('the verdict wire schema', () => {
         calls: 3,
         baselineCalls: null,
         callSites: [{ file: 'app/models/order.rb', line: 88, controller: 'orders', action: 'index', tags: { controller: 'orders', action: 'index' } }],
+        pairedWith: null,
       },
     ],
     statements: { run: 240, baseline: 180 },
@@ -246,6 +254,9 @@ describe('the verdict wire schema', () => {
 
   it("has the issue's fields, and the run-level schema notes", () => {
     expect(verdictSchema.parse(verdict)).toEqual(verdict);
+    const changed = { ...verdict.findings[0], kind: 'changed_query', pairedWith: { hash: 'fedcba9876543210', formattedQuery: 'SELECT * FROM orders' } };
+    expect(verdictSchema.parse({ ...verdict, findings: [changed] }).findings).toEqual([changed]);
+    expect(problems(verdictSchema, { ...verdict, findings: [{ ...changed, pairedWith: { hash: 'fedcba9876543210' } }] })).toHaveLength(1);
     expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'plannedOn', 'analyzedAt', 'policy', 'summary', 'findings', 'statements', 'schemaNotes']);
   });
 

@@ -12,7 +12,7 @@ import { idSchema, isPlainLine, jsonNumber } from './validation';
 // ---------------------------------------------------------------- the policy
 
 /** What a verdict can find, in the order findings of one severity are listed. */
-export const FINDING_KINDS = ['cost_regression', 'lost_index', 'new_query_needs_index', 'new_query', 'call_count_regression'] as const;
+export const FINDING_KINDS = ['cost_regression', 'lost_index', 'new_query_needs_index', 'changed_query', 'new_query', 'call_count_regression'] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
 
 /** What a condition does when it is met: fail the run, warn, or nothing at all. */
@@ -49,6 +49,7 @@ export const DEFAULT_POLICY = {
     cost_regression: 'fail',
     new_query_needs_index: 'fail',
     lost_index: 'fail',
+    changed_query: 'warn',
     new_query: 'warn',
     call_count_regression: 'warn',
   },
@@ -154,6 +155,7 @@ export const conditionsSchema = z
     cost_regression: conditionModeSchema('cost_regression').default(DEFAULT_POLICY.conditions.cost_regression),
     new_query_needs_index: conditionModeSchema('new_query_needs_index').default(DEFAULT_POLICY.conditions.new_query_needs_index),
     lost_index: conditionModeSchema('lost_index').default(DEFAULT_POLICY.conditions.lost_index),
+    changed_query: conditionModeSchema('changed_query').default(DEFAULT_POLICY.conditions.changed_query),
     new_query: conditionModeSchema('new_query').default(DEFAULT_POLICY.conditions.new_query),
     call_count_regression: conditionModeSchema('call_count_regression').default(DEFAULT_POLICY.conditions.call_count_regression),
   })
@@ -197,6 +199,7 @@ export const policyPatchSchema = z.strictObject({
       cost_regression: conditionModeSchema('cost_regression').optional(),
       new_query_needs_index: conditionModeSchema('new_query_needs_index').optional(),
       lost_index: conditionModeSchema('lost_index').optional(),
+      changed_query: conditionModeSchema('changed_query').optional(),
       new_query: conditionModeSchema('new_query').optional(),
       call_count_regression: conditionModeSchema('call_count_regression').optional(),
     })
@@ -299,12 +302,18 @@ export const findingCauseSchema = z
   .meta({ id: 'FindingCause' });
 export type FindingCause = z.infer<typeof findingCauseSchema>;
 
+export const pairedQuerySchema = z
+  .object({ hash: z.string(), formattedQuery: z.string() })
+  .meta({ id: 'PairedQuery', description: "The baseline's query a changed query is an edit of" });
+export type PairedQuery = z.infer<typeof pairedQuerySchema>;
+
 export const findingSchema = z.object({
   kind: z.enum(FINDING_KINDS).meta({
     description:
-      'cost_regression: cost above the baseline by more than the policy percentage and at least its minimum cost; ' +
+      'cost_regression: cost above the baseline (or, for a changed query, above the cost of the baseline query it edits) by more than the policy percentage and at least its minimum cost; ' +
       'new_query_needs_index: not in the baseline, an index would save at least the minimum percentage; ' +
-      'new_query: not in the baseline; lost_index: its production plan uses an index the run schema drops; ' +
+      'changed_query: not in the baseline, but an edit of a baseline query the run no longer has (see pairedWith), its cost within the regression threshold; ' +
+      'new_query: not in the baseline, nor an edit of one of its queries; lost_index: its production plan uses an index the run schema drops; ' +
       'call_count_regression: called at least the policy ratio times as often as in the baseline, and at least its minimum calls (N+1)',
   }),
   severity: z.enum(SEVERITIES),
@@ -323,18 +332,24 @@ export const findingSchema = z.object({
   planDiff: planDiffSchema.nullable().meta({ description: "How this run's plan differs from the baseline's; null without both plans" }),
   causes: z
     .array(findingCauseSchema)
-    .meta({ description: 'Why the cost moved, each with its evidence (cost_regression and lost_index; empty for other kinds)' }),
+    .meta({ description: 'Why the cost moved, each with its evidence (cost_regression, lost_index and changed_query; empty for other kinds)' }),
   calls: z.number().nullable().meta({ description: "How many times the run's tests executed the query (pg_stat_statements calls); null when not reported" }),
   baselineCalls: z.number().nullable().meta({ description: 'How many times the baseline run executed it; null when new or not reported' }),
   callSites: z
     .array(callSiteSchema)
     .meta({ description: "Where the query comes from in the application, read from the run's query comments (sqlcommenter, marginalia)" }),
+  pairedWith: pairedQuerySchema
+    .nullable()
+    .meta({ description: 'The baseline query this one is an edit of (absent from the run, paired by a shared call site or a close parse tree); null when not paired' }),
 });
 export type Finding = z.infer<typeof findingSchema>;
 
 export const verdictSummarySchema = z.object({
   queries: z.number().int().meta({ description: "The run's distinct queries" }),
-  newQueries: z.number().int().meta({ description: "The run's queries not in the baseline (0 without a baseline)" }),
+  newQueries: z
+    .number()
+    .int()
+    .meta({ description: "The run's queries not in the baseline, nor paired with one of its queries as changed (0 without a baseline)" }),
   regressions: z.number().int().meta({ description: 'cost_regression findings' }),
   needIndex: z.number().int().meta({ description: 'new_query_needs_index findings' }),
   lostIndex: z.number().int().meta({ description: 'lost_index findings' }),

@@ -1,6 +1,7 @@
 // How several sightings of one statement (one fingerprint) become one catalog row: a query listed
 // twice in one CI run, or one statement read from a primary and its replicas, which each count
 // their own executions. Pure: no database.
+import { mergeCallSites } from '../../shared/call-sites';
 import { CI_LIMITS } from '../../shared/ci';
 import type { CatalogRow } from './upsert';
 
@@ -32,16 +33,24 @@ export function mergeFigures(earlier: Figures, later: Figures): Figures {
   return { calls, meanTimeMs };
 }
 
+/** Two sightings of one statement: their figures (mergeFigures) and their call sites, the earlier's first. */
+export function mergeSightings(earlier: Figures & Pick<CatalogRow, 'callSites'>, later: Figures & Pick<CatalogRow, 'callSites'>) {
+  return { ...mergeFigures(earlier, later), callSites: mergeCallSites([earlier.callSites ?? [], later.callSites ?? []]) };
+}
+
 /**
  * The statements of several production connections as one row per hash: calls add up, means are
- * weighted by calls, and the text is the first connection's. In hash order.
+ * weighted by calls, the text is the first connection's and the call sites are every connection's. In hash order.
  */
 export function mergeConnections(readings: readonly (readonly CatalogRow[])[]): CatalogRow[] {
   const merged = new Map<string, CatalogRow>();
   for (const statements of readings) {
     for (const statement of statements) {
       const seen = merged.get(statement.hash);
-      merged.set(statement.hash, seen ? { ...seen, ...mergeFigures(seen, statement) } : { ...statement, calls: clampCalls(statement.calls) });
+      merged.set(
+        statement.hash,
+        seen ? { ...seen, ...mergeSightings(seen, statement) } : { ...statement, calls: clampCalls(statement.calls) },
+      );
     }
   }
   return sortByHash([...merged.values()]);

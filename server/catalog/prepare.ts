@@ -1,10 +1,10 @@
 // Turns the queries of a request into catalog rows: one per fingerprint hash, each with its
 // normalized, pretty-printed text. Runs before any transaction is opened, so the (CPU-bound)
 // fingerprinting never holds row locks.
-import { callSitesOf, mergeCallSites } from '../../shared/call-sites';
+import { callSitesOf } from '../../shared/call-sites';
 import type { CiQueryInput, RejectedQuery } from '../../shared/ci';
 import { fingerprintOf, formatQuery, loadParser } from '../../shared/sql-fingerprint';
-import { mergeFigures, sortByHash } from './merge';
+import { mergeSightings, sortByHash } from './merge';
 import type { CatalogRow } from './upsert';
 
 export interface PreparedRun {
@@ -61,7 +61,7 @@ export async function prepareQueries(queries: readonly CiQueryInput[]): Promise<
       callSites: callSitesOf(input.query),
     };
     const earlier = byHash.get(hash);
-    byHash.set(hash, earlier ? { ...row, ...mergeFigures(earlier, row), callSites: mergeCallSites([earlier.callSites ?? [], row.callSites]) } : row);
+    byHash.set(hash, earlier ? { ...row, ...mergeSightings(earlier, row) } : row);
   });
   // Only the kept texts are formatted: deparsing is the costly step, repeats need none.
   const rows: CatalogRow[] = [];

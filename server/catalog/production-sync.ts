@@ -8,6 +8,7 @@ import type { Secrets } from '../secrets';
 import { requireProductionConnections } from '../domain/connections';
 import { mergeConnections } from './merge';
 import { upsertOnItsOwn } from './upsert';
+import { callSitesOf } from '../../shared/call-sites';
 
 /** pg_stat_statements keeps 5,000 statements by default; a production catalog sync takes them all. */
 const PRODUCTION_STATEMENT_LIMIT = 20_000;
@@ -42,7 +43,9 @@ export async function syncProduction(db: Db, secrets: Secrets, environmentId: st
 
   const rows = mergeConnections(
     readings.map(({ queries }) =>
-      queries.map(({ hash, query, formattedQuery, calls, meanTimeMs }) => ({ hash, query, formattedQuery, calls, meanTimeMs })),
+      // production's texts carry the application's tags as CI's do (pg_stat_statements keeps the
+      // first text of each statement, comments included): read the same way as at ingestion
+      queries.map(({ hash, query, formattedQuery, calls, meanTimeMs }) => ({ hash, query, formattedQuery, calls, meanTimeMs, callSites: callSitesOf(query) })),
     ),
   );
   const newQueryCount = await upsertOnItsOwn(db, { environmentId, source: 'production', rows });

@@ -8,6 +8,8 @@ import { appRouter } from '../routers/root';
 import type { Services } from '../services-type';
 import { createContext } from '../trpc';
 
+const ITEM_SITE = "/*file='app%2Fmodels%2Fitem.rb:12',controller='items',action='buy',traceparent='00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'*/";
+
 let production: PostgresServer;
 let productionUrl: string;
 
@@ -21,7 +23,8 @@ beforeAll(async () => {
   await client.query("INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 100) g");
   await client.query('SELECT pg_stat_statements_reset()');
   for (let i = 1; i <= 5; i++) await client.query('SELECT name FROM items WHERE id = $1', [i]);
-  for (let i = 1; i <= 3; i++) await client.query('UPDATE items SET stock = stock - 1 WHERE id = $1', [i]);
+  // tagged by the application's ORM: pg_stat_statements keeps the first text it sees, comment included
+  for (let i = 1; i <= 3; i++) await client.query(`UPDATE items SET stock = stock - 1 WHERE id = $1 ${ITEM_SITE}`, [i]);
   await client.query('SELECT count(*) FROM pg_class'); // PostgreSQL's own catalog: not a query of the app
   await client.query('CREATE INDEX items_name_idx ON items (name)'); // DDL: not a query either
   await client.end();
@@ -60,6 +63,22 @@ describe.each(BACKENDS)('production sync with the catalog on %s', (backend) => {
     expect(select).toMatchObject({ lastSeenSource: 'production', ciRunCount: 1, productionCalls: 5 });
     expect(update).toMatchObject({ lastSeenSource: 'production', ciRunCount: 0, productionCalls: 3 });
     expect(update.productionMeanTimeMs).toBeGreaterThan(0);
+    // where production's statement comes from, read from its comment as at ingestion
+    expect((await caller().queries.get({ id: envId, hash: update.hash })).callSites).toEqual([
+      {
+        file: 'app/models/item.rb',
+        line: 12,
+        controller: 'items',
+        action: 'buy',
+        tags: {
+          file: 'app/models/item.rb:12',
+          controller: 'items',
+          action: 'buy',
+          traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        },
+      },
+    ]);
+    expect((await caller().queries.get({ id: envId, hash: select.hash })).callSites).toEqual([]);
     expect(await caller().queries.count({ id: envId, source: 'production' })).toEqual({ total: 2 });
 
     // a later CI run makes it a CI query again, production figures kept

@@ -347,6 +347,10 @@ export const ciRunQueryPlans = pgTable(
     // the run's plan and the baseline's, both on the run's snapshot: the verdict's plan diff and causes
     plan: jsonb('plan').$type<PlanNode>(),
     baselinePlan: jsonb('baseline_plan').$type<PlanNode>(),
+    // a query not in the baseline paired with the baseline query it edits (pairing.ts): that query's
+    // hash and why; baseline_cost and baseline_plan are then that query's
+    pairedHash: text('paired_hash'),
+    pairing: text('pairing'),
   },
   (t) => [primaryKey({ columns: [t.runId, t.hash] })],
 );
@@ -420,6 +424,23 @@ export const historyHourSums = pgTable('history_hour_sums', historyPointColumns(
   primaryKey({ columns: [t.environmentId, t.hash, t.at] }),
   index('history_hour_sums_environment_at_idx').on(t.environmentId, t.at),
 ]);
+
+/**
+ * Production's table sizes at each history snapshot, as the planner estimates them: what tells a
+ * query that slowed down because its tables grew (history's regressed queries name them).
+ * `tables` maps schema.name to [rows, bytes].
+ */
+export const historyTableFacts = pgTable(
+  'history_table_facts',
+  {
+    environmentId: text('environment_id')
+      .notNull()
+      .references(() => environments.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull(),
+    tables: jsonb('tables').$type<Record<string, [number, number]>>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.environmentId, t.at] })],
+);
 
 /** Production events already announced per query, so a regression is told once a day, a new query once. */
 export const historyEvents = pgTable(

@@ -240,7 +240,7 @@ describe.each(BACKENDS)('the history API on %s', (backend) => {
     const answer = await api('/history/regressed?from=2026-11-20T13:00:00Z&to=2026-11-20T15:00:00Z');
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual([
-      { hash: '00000000000000aa', formattedQuery: null, calls: 20, meanTimeMs: 5, previousCalls: 20, previousMeanTimeMs: 2, changePercent: 150 },
+      { hash: '00000000000000aa', formattedQuery: null, calls: 20, meanTimeMs: 5, previousCalls: 20, previousMeanTimeMs: 2, changePercent: 150, causes: [] },
     ]);
     expect((await api('/history/regressed?from=2026-11-20T13:00:00Z&to=2026-11-20T15:00:00Z&threshold=200')).body).toEqual([]);
   });

@@ -7,6 +7,8 @@ import { isoFromUtcText } from '../../shared/dates';
 import type { Db, Store } from '../db/store';
 import { rowsOf } from '../catalog/sql';
 import { requireEnvironment } from '../domain/environments';
+import { loadParser } from '../../shared/sql-fingerprint';
+import { dataGrowthCauses, type TableFacts } from './growth';
 
 export interface Window {
   from: Date;
@@ -127,15 +129,24 @@ export async function topQueries(db: Db, environmentId: string, window: Window, 
 
 /**
  * Queries run in both the window and the one of the same length before it whose mean time rose by
- * more than `thresholdPercent`, the largest rise first.
+ * more than `thresholdPercent`, the largest rise first, each with the tables it reads that grew
+ * between the two windows (growth.ts).
  */
 export async function regressedQueries(db: Db, environmentId: string, window: Window, thresholdPercent: number, limit: number): Promise<RegressedQuery[]> {
   await requireEnvironment(db, environmentId);
   const length = window.to.getTime() - window.from.getTime();
   const before: Window = { from: new Date(window.from.getTime() - length), to: window.from };
-  const rows = await rowsOf<{ hash: string; formatted_query: string | null; calls: string; mean: number; previous_calls: string; previous_mean: number }>(
+  const rows = await rowsOf<{
+    hash: string;
+    query: string | null;
+    formatted_query: string | null;
+    calls: string;
+    mean: number;
+    previous_calls: string;
+    previous_mean: number;
+  }>(
     db,
-    sql`SELECT cur.hash, c.formatted_query, cur.calls, cur.total_time_ms / cur.calls AS mean,
+    sql`SELECT cur.hash, c.query, c.formatted_query, cur.calls, cur.total_time_ms / cur.calls AS mean,
                prev.calls AS previous_calls, prev.total_time_ms / prev.calls AS previous_mean
         FROM ${sumsIn(environmentId, window)} cur
         JOIN ${sumsIn(environmentId, before)} prev ON prev.hash = cur.hash
@@ -145,6 +156,8 @@ export async function regressedQueries(db: Db, environmentId: string, window: Wi
         ORDER BY (cur.total_time_ms / cur.calls) / (prev.total_time_ms / prev.calls) DESC, cur.hash
         LIMIT ${limit}`,
   );
+  const [factsBefore, factsAfter] = rows.length > 0 ? await Promise.all([lastTableFacts(db, environmentId, before), lastTableFacts(db, environmentId, window)]) : [null, null];
+  if (factsBefore && factsAfter) await loadParser();
   return rows.map((row) => ({
     hash: row.hash,
     formattedQuery: row.formatted_query,
@@ -153,5 +166,18 @@ export async function regressedQueries(db: Db, environmentId: string, window: Wi
     previousCalls: Number(row.previous_calls),
     previousMeanTimeMs: Number(row.previous_mean),
     changePercent: (Number(row.mean) / Number(row.previous_mean) - 1) * 100,
+    causes: dataGrowthCauses(row.query, factsBefore, factsAfter),
   }));
+}
+
+/** The tables' sizes at the window's last snapshot; null when none was kept in it. */
+async function lastTableFacts(db: Db, environmentId: string, window: Window): Promise<TableFacts | null> {
+  const [row] = await rowsOf<{ tables: TableFacts }>(
+    db,
+    sql`SELECT tables FROM history_table_facts
+        WHERE environment_id = ${environmentId} AND at > ${window.from.toISOString()}::timestamptz AND at <= ${window.to.toISOString()}::timestamptz
+        ORDER BY at DESC
+        LIMIT 1`,
+  );
+  return row?.tables ?? null;
 }

@@ -45,6 +45,8 @@ export async function pruneHistory(services: Services, options: { now?: Date } =
       // the same whole hours, summed per hour for the reads, leave with their points
       await tx.execute(sql`DELETE FROM history_hour_sums WHERE at < ${fullCutoff}::timestamptz`);
       const dropped = await tx.execute(sql`DELETE FROM history_hourly WHERE at < ${hourlyCutoff}::timestamptz RETURNING 1`);
+      // the tables' sizes serve windows as far back as the hourly sums go
+      await tx.execute(sql`DELETE FROM history_table_facts WHERE at < ${hourlyCutoff}::timestamptz`);
       return { downsampled: (moved as unknown as { rows: unknown[] }).rows.length, dropped: (dropped as unknown as { rows: unknown[] }).rows.length };
     }),
   );

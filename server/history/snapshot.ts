@@ -4,6 +4,7 @@
 // over primary and replicas and stored as one point per query at the snapshot's time.
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { readStatementCounters, StatementsReadError, type StatementCounters } from '../../analyzer/statements';
+import type { TableFact } from '../../analyzer/catalog/table-facts.sql';
 import { connections, environments } from '../db/schema';
 import type { Db } from '../db/store';
 import { rowsOf, withRetry } from '../catalog/sql';
@@ -62,11 +63,12 @@ export async function takeHistorySnapshot(services: Services, environmentId: str
   const targets = await productionTargets(services, environmentId);
   const at = options.now ?? new Date();
   const readings = await Promise.all(
-    targets.map(async (target): Promise<StatementCounters | Error> => {
+    targets.map(async (target, i): Promise<StatementCounters | Error> => {
       if (target.connectionString === null) return new Error(target.error);
       try {
-        // entries naming a schema the connection's filters leave out are dropped (analyzer/statement-schemas.ts)
-        return await readStatementCounters(target.connectionString, { schemaFilters: target.schemaFilters });
+        // entries naming a schema the connection's filters leave out are dropped (analyzer/statement-schemas.ts);
+        // the tables' sizes are the first connection's (replicas hold the same tables)
+        return await readStatementCounters(target.connectionString, { schemaFilters: target.schemaFilters, withTables: i === 0 });
       } catch (error) {
         if (!(error instanceof StatementsReadError)) console.error('[history]', error);
         return error instanceof StatementsReadError ? error : new Error('Reading pg_stat_statements failed');
@@ -103,6 +105,8 @@ export async function takeHistorySnapshot(services: Services, environmentId: str
       }
       const points = sumByHash(parts);
       await storePoints(tx, environmentId, at, points);
+      const first = readings[0];
+      if (first && !(first instanceof Error) && first.tables) await storeTableFacts(tx, environmentId, at, first.tables);
       return { points, known, baselineHashes };
     }),
   );
@@ -168,6 +172,15 @@ async function storeSnapshot(tx: Tx, environmentId: string, connectionId: string
     VALUES (${connectionId}, ${environmentId}, ${at.toISOString()}, ${reading.info?.statsReset ?? null}, ${reading.info?.dealloc ?? null})
     ON CONFLICT (connection_id) DO UPDATE
       SET taken_at = excluded.taken_at, stats_reset = excluded.stats_reset, dealloc = excluded.dealloc`);
+}
+
+/** The tables' sizes at `at` (data_growth in read.ts compares two of them). */
+async function storeTableFacts(tx: Tx, environmentId: string, at: Date, tables: readonly TableFact[]): Promise<void> {
+  const json = JSON.stringify(Object.fromEntries(tables.map((t) => [t.table, [t.rows, t.bytes]])));
+  await tx.execute(sql`
+    INSERT INTO history_table_facts (environment_id, at, tables)
+    VALUES (${environmentId}, ${at.toISOString()}::timestamptz, ${json}::jsonb)
+    ON CONFLICT (environment_id, at) DO UPDATE SET tables = excluded.tables`);
 }
 
 /** One point per query at `at`; a point already there (another connection's part) is added to. */

@@ -6,9 +6,10 @@
 // - no_statistics: the plan reads a table or column only the run has, which the planner can only
 //   guess about (the schema note run-schema.ts writes for it says so), or a table whose production
 //   statistics the connection's role may not read (statistics-warnings.ts);
-// - plan_choice: neither, so the planner chose another plan among near-equal ones; the costs say how near.
-// query_changed belongs to paired findings (a query edited), not produced here. Pure: same input,
-// same causes, in the same order.
+// - query_changed: the query is an edit of a baseline query the run no longer has (pairing.ts): its
+//   costs are compared with that query's, and the edit is the first suspect;
+// - plan_choice: none of those, so the planner chose another plan among near-equal ones; the costs say how near.
+// Pure: same input, same causes, in the same order.
 import { CAUSE_KINDS, type FindingCause } from '../../shared/policy';
 import { indexesUsed, type PlanNode } from '../../shared/plan';
 import { statisticsCauses } from './statistics-warnings';
@@ -23,6 +24,8 @@ export interface CauseInput {
   droppedIndexes: readonly string[];
   /** The run schema's notes on the tables the query's plan reads. */
   schemaNotes: readonly string[];
+  /** For a query paired with the baseline query it edits: why they were paired. */
+  pairing?: string;
 }
 
 const NO_STATISTICS = /^(\S+) is new in this run: no production statistics/;
@@ -48,6 +51,10 @@ export function findCauses(input: CauseInput): FindingCause[] {
   for (const note of [...new Set(input.schemaNotes)].sort()) {
     const match = NO_STATISTICS.exec(note);
     if (match) causes.push({ kind: 'no_statistics', object: match[1]!, detail: `${note}: planned with the planner's default estimates` });
+  }
+  if (input.pairing !== undefined) {
+    const costs = input.cost !== null && input.baselineCost !== null ? `; it costs ${round1(input.cost)} against the edited query's ${round1(input.baselineCost)}` : '';
+    causes.push({ kind: 'query_changed', detail: `the query's text changed: ${input.pairing}${costs}` });
   }
   // Production's statistics hidden from the role: the planner's defaults, whatever else moved the cost.
   const unseen = statisticsCauses(input.schemaNotes);

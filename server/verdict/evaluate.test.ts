@@ -88,6 +88,7 @@ describe('cost_regression', () => {
         calls: null,
         baselineCalls: null,
         callSites: [],
+        pairedWith: null,
       },
     ]);
     expect(v.summary).toEqual({ queries: 1, newQueries: 0, regressions: 1, needIndex: 0, lostIndex: 0 });
@@ -198,6 +199,40 @@ describe('new_query_needs_index and new_query', () => {
     expect(v.baseline).toBeNull();
     expect(v.reason).toMatch(/No earlier run of branch "main"/);
     expect(v.summary).toEqual({ queries: 2, newQueries: 0, regressions: 0, needIndex: 0, lostIndex: 0 });
+  });
+});
+
+describe('changed_query (a query edited, paired by the analysis)', () => {
+  const edited = (cost: number | null, pairedCost: number | null) =>
+    q(H.b, cost, {
+      formattedQuery: 'SELECT * FROM t_a WHERE id = $1 AND status = $2',
+      pairedWith: { hash: H.a.toUpperCase(), formattedQuery: 'SELECT * FROM t_a WHERE id = $1', cost: pairedCost, plan: null, reason: 'its parse tree is close' },
+    });
+
+  it('is reported once, as changed with both texts and both costs, not as new', () => {
+    const v = verdict({ queries: [edited(1050, 1000)], baseline: mainBaseline({ [H.a]: 1000 }) });
+    expect(kinds(v)).toEqual(['changed_query:b:warn']);
+    expect(v.findings[0]).toMatchObject({
+      formattedQuery: 'SELECT * FROM t_a WHERE id = $1 AND status = $2',
+      cost: 1050,
+      baselineCost: 1000,
+      changePct: 5,
+      pairedWith: { hash: H.a, formattedQuery: 'SELECT * FROM t_a WHERE id = $1' },
+      causes: [{ kind: 'query_changed', detail: "the query's text changed: its parse tree is close; it costs 1050 against the edited query's 1000" }],
+    });
+    expect(v.summary).toMatchObject({ newQueries: 0 });
+    expect(verdict({ queries: [edited(1050, 1000)], baseline: mainBaseline({ [H.a]: 1000 }), policy: policyWith({ conditions: { changed_query: 'off' } }) }).findings).toEqual([]);
+  });
+
+  it('an edit that costs more than the threshold is a cost regression, its cause the edit', () => {
+    const v = verdict({ queries: [edited(5000, 1000)], baseline: mainBaseline({ [H.a]: 1000 }) });
+    expect(kinds(v)).toEqual(['cost_regression:b:fail']);
+    expect(v.findings[0]!.pairedWith).toEqual({ hash: H.a, formattedQuery: 'SELECT * FROM t_a WHERE id = $1' });
+    expect(v.findings[0]!.causes.map((c) => c.kind)).toEqual(['query_changed']);
+  });
+
+  it('without a baseline nothing is paired', () => {
+    expect(kinds(verdict({ queries: [edited(5000, 1000)] }))).toEqual([]);
   });
 });
 

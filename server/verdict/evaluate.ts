@@ -16,6 +16,10 @@
 //   not reported). A query of the baseline called `calls` times now is a call_count_regression when
 //   calls >= policy.callRatio x baselineCalls and calls >= policy.minCalls: an ORM loop issuing one
 //   query per row (N+1) multiplies a query's calls while its cost per call stays the same.
+// - CHANGED QUERIES: a query absent from the baseline that the analysis paired with a baseline query
+//   absent from the run (pairedWith) is compared with that query: a cost_regression (cause
+//   query_changed) when its cost grew past the policy's threshold, else one changed_query finding;
+//   never a new_query. Its calls are compared with that query's too.
 // - CALL SITES come with the run's queries (ci_run_queries.call_sites); a query whose call sites
 //   naming a file are all matched by policy.ignoredCallSites is skipped like an ignored hash.
 // - INDEX NAMES in `indexesUsedInProduction` and `droppedIndexes` must be spelt alike (the design
@@ -61,6 +65,20 @@ export interface VerdictQuery {
   calls?: number | null;
   /** Where it comes from, read from its comments at ingestion. */
   callSites?: readonly CallSite[];
+  /**
+   * For a query absent from the baseline: the baseline query (absent from the run) it is an edit
+   * of, paired by the analysis (pairing.ts), with that query's cost and plan on the same snapshot.
+   */
+  pairedWith?: PairedInput | null;
+}
+
+export interface PairedInput {
+  hash: string;
+  formattedQuery: string;
+  cost: number | null;
+  plan: PlanNode | null;
+  /** Why the two were paired, in words. */
+  reason: string;
 }
 
 export interface BaselineInput {
@@ -168,24 +186,26 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
     runCalls.push(calls);
 
     const inBaseline = input.baseline !== null && baselineCosts.has(hash);
-    const isNew = input.baseline !== null && !inBaseline;
+    const pair = input.baseline !== null && !inBaseline ? (query.pairedWith ?? null) : null;
+    const pairedHash = pair?.hash.toLowerCase();
+    const isNew = input.baseline !== null && !inBaseline && !pair;
     if (isNew) newQueries++;
     const callSites = [...(query.callSites ?? [])];
     if (ignored.has(hash) || callSitesIgnored(callSites, policy.ignoredCallSites)) continue;
 
     const cost = finite(query.cost);
-    const baselineCost = inBaseline ? (baselineCosts.get(hash) ?? null) : null;
-    const callsBefore = inBaseline ? (baselineCalls.get(hash) ?? null) : null;
+    const baselineCost = inBaseline ? (baselineCosts.get(hash) ?? null) : finite(pair?.cost);
+    const callsBefore = inBaseline ? (baselineCalls.get(hash) ?? null) : pairedHash ? (baselineCalls.get(pairedHash) ?? null) : null;
     const recommendations = query.recommendations.map(({ createIndex, costAfter, savedPct }) => ({ createIndex, costAfter, savedPct }));
     const schemaNotes = [...new Set(query.schemaNotes)];
     const ackHolds = acknowledgedAt.has(hash) && acknowledgementHolds(acknowledgedAt.get(hash) ?? null, cost, policy.costRegressionPct);
     const plan = query.plan ?? null;
-    const baselinePlan = inBaseline ? (query.baselinePlan ?? null) : null;
+    const baselinePlan = inBaseline ? (query.baselinePlan ?? null) : (pair?.plan ?? null);
     const planDiff = diffPlans(baselinePlan, plan);
     const add = (kind: FindingKind) => {
       const mode = policy.conditions[kind];
       if (mode === 'off') return false;
-      const explained = kind === 'cost_regression' || kind === 'lost_index';
+      const explained = kind === 'cost_regression' || kind === 'lost_index' || kind === 'changed_query';
       findings.push({
         kind,
         severity: mode,
@@ -208,20 +228,24 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
               indexesUsedInProduction: query.indexesUsedInProduction ?? [],
               droppedIndexes: input.droppedIndexes,
               schemaNotes,
+              ...(pair && { pairing: pair.reason }),
             })
           : [],
         calls,
         baselineCalls: callsBefore,
         callSites,
+        pairedWith: pair && pairedHash ? { hash: pairedHash, formattedQuery: pair.formattedQuery } : null,
       });
       return true;
     };
 
-    if (inBaseline && cost !== null && baselineCost !== null && exceeds(cost, baselineCost, policy.costRegressionPct) && cost >= policy.minCost) {
-      add('cost_regression');
-    }
+    const compared = inBaseline || pair !== null;
+    const regressed =
+      compared && cost !== null && baselineCost !== null && exceeds(cost, baselineCost, policy.costRegressionPct) && cost >= policy.minCost && add('cost_regression');
+    // an edited query is reported once: as the regression it causes, or as changed
+    if (pair && !regressed) add('changed_query');
     if ((query.indexesUsedInProduction ?? []).some((name) => dropped.has(name))) add('lost_index');
-    if (inBaseline && callsRegressed(calls, callsBefore, policy.callRatio, policy.minCalls)) add('call_count_regression');
+    if (compared && callsRegressed(calls, callsBefore, policy.callRatio, policy.minCalls)) add('call_count_regression');
     if (isNew) {
       const bestSaved = Math.max(-Infinity, ...recommendations.map((r) => finite(r.savedPct) ?? -Infinity));
       // With the index condition off, a new query that needs an index is still a new query.

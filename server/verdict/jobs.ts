@@ -22,6 +22,8 @@ import { warmShadows } from './shadows';
 import { emitVerdictFailed } from '../webhooks/verdict-failed';
 import { currentSnapshot } from './snapshots';
 import { withStatisticsNotes } from './statistics-warnings';
+import { pairChangedQueries } from './pairing';
+import type { CallSite } from '../../shared/call-sites';
 
 const VERDICT_JOB = 'verdict';
 
@@ -152,13 +154,22 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
     const queries = await runQueries(db, run.id);
     const baselineQueries = baseline ? await runQueries(db, baseline) : [];
     const runHashes = new Set(queries.map((q) => q.hash));
-    // Only the shared queries' baseline costs matter: a run query absent from the baseline is new.
-    const shared = baselineQueries.filter((q) => runHashes.has(q.hash));
-    const sharedHashes = new Set(shared.map((q) => q.hash));
+    const baselineHashes = new Set(baselineQueries.map((q) => q.hash));
+    // Only the shared queries' baseline costs matter, and those of the baseline queries the run's
+    // new ones are edits of (pairing.ts): a run query absent from the baseline is new or changed.
+    const sharedHashes = new Set(baselineQueries.filter((q) => runHashes.has(q.hash)).map((q) => q.hash));
+    await loadParser();
+    const pairs = new Map(
+      pairChangedQueries(
+        queries.filter((q) => !baselineHashes.has(q.hash)),
+        baselineQueries.filter((q) => !runHashes.has(q.hash)),
+      ).map((pair) => [pair.hash, pair]),
+    );
+    const pairedHashes = new Set([...pairs.values()].map((pair) => pair.baselineHash));
+    const shared = baselineQueries.filter((q) => sharedHashes.has(q.hash) || pairedHashes.has(q.hash));
 
     // Only what these queries need of production is read (or added to the stored snapshot) and
     // planned on; the run's schema differences are applied to that part (run-schema.ts).
-    await loadParser();
     // VERDICT_SNAPSHOT=full (config.ts): production's whole schema, as before verdicts were scoped;
     // kept for comparison (npm run bench:verdict) and as a way back
     const whole = services.config.verdictSnapshot === 'full';
@@ -198,18 +209,21 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
     const rows = queries.map((q) => {
       const own = runPlans.get(q.hash);
       const inBaseline = sharedHashes.has(q.hash);
-      const baselinePlan = inBaseline ? baselinePlans.get(q.hash) : undefined;
+      const pair = pairs.get(q.hash);
+      const baselinePlan = inBaseline ? baselinePlans.get(q.hash) : pair ? baselinePlans.get(pair.baselineHash) : undefined;
       return {
         hash: q.hash,
         cost: own?.cost ?? null,
         in_baseline: inBaseline,
-        baseline_cost: inBaseline ? (baselinePlans.get(q.hash)?.cost ?? null) : null,
+        baseline_cost: baselinePlan?.cost ?? null,
         recommendations: (own?.recommendations ?? []).map((r) => ({ createIndex: r.createIndex, costAfter: r.costAfter, savedPct: r.savedPct })),
         indexes_used: productionPlans.get(q.hash)?.indexesUsed ?? [],
         schema_notes: withStatisticsNotes(schemaNotes(own, applied, baselinePlan, removed), production, own),
         error: own?.error ?? null,
         plan: own?.plan ?? null,
         baseline_plan: baselinePlan?.plan ?? null,
+        paired_hash: pair?.baselineHash ?? null,
+        pairing: pair?.reason ?? null,
       };
     });
     await progress.flush();
@@ -217,12 +231,14 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
       await tx.execute(sql`DELETE FROM ci_run_query_plans WHERE run_id = ${run.id}`);
       if (rows.length > 0) {
         await tx.execute(sql`
-          INSERT INTO ci_run_query_plans (run_id, hash, cost, in_baseline, baseline_cost, recommendations, indexes_used, schema_notes, error, plan, baseline_plan)
+          INSERT INTO ci_run_query_plans (run_id, hash, cost, in_baseline, baseline_cost, recommendations, indexes_used, schema_notes, error,
+                                          plan, baseline_plan, paired_hash, pairing)
           SELECT ${run.id}, r.hash, r.cost, r.in_baseline, r.baseline_cost, coalesce(r.recommendations, '[]'::jsonb),
                  coalesce(r.indexes_used, '[]'::jsonb), coalesce(r.schema_notes, '[]'::jsonb), r.error,
-                 nullif(r.plan, 'null'::jsonb), nullif(r.baseline_plan, 'null'::jsonb)
+                 nullif(r.plan, 'null'::jsonb), nullif(r.baseline_plan, 'null'::jsonb), r.paired_hash, r.pairing
           FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(hash text, cost float8, in_baseline boolean, baseline_cost float8,
-               recommendations jsonb, indexes_used jsonb, schema_notes jsonb, error text, plan jsonb, baseline_plan jsonb)`);
+               recommendations jsonb, indexes_used jsonb, schema_notes jsonb, error text, plan jsonb, baseline_plan jsonb,
+               paired_hash text, pairing text)`);
       }
       await tx
         .update(ciRunAnalyses)
@@ -335,10 +351,10 @@ async function storedSchema(db: Db, runId: string): Promise<RunSchema | null> {
   return row?.schema ?? null;
 }
 
-async function runQueries(db: Db, runId: string): Promise<{ hash: string; query: string; calls?: number }[]> {
-  const rows = await rowsOf<{ hash: string; query: string; calls: number | string | null }>(
+async function runQueries(db: Db, runId: string): Promise<{ hash: string; query: string; calls?: number; callSites: CallSite[] }[]> {
+  const rows = await rowsOf<{ hash: string; query: string; calls: number | string | null; call_sites: CallSite[] | null }>(
     db,
-    sql`SELECT hash, query, calls FROM ci_run_queries WHERE run_id = ${runId} ORDER BY hash`,
+    sql`SELECT hash, query, calls, call_sites FROM ci_run_queries WHERE run_id = ${runId} ORDER BY hash`,
   );
-  return rows.map((r) => ({ hash: r.hash, query: r.query, calls: r.calls === null ? undefined : Number(r.calls) }));
+  return rows.map((r) => ({ hash: r.hash, query: r.query, calls: r.calls === null ? undefined : Number(r.calls), callSites: r.call_sites ?? [] }));
 }

@@ -143,6 +143,7 @@ describe.each(BACKENDS)('CI run verdicts over REST (%s)', (backend) => {
         calls: null,
         baselineCalls: null,
         callSites: [],
+        pairedWith: null,
       },
     ]);
     expect(await listedStatus(runId)).toBe('fail');

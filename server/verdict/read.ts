@@ -16,6 +16,7 @@ import { evaluateVerdict, pendingVerdict, unavailableVerdict, type VerdictQuery 
 import { withStatisticsWarnings } from './statistics-warnings';
 
 const baselineRuns = alias(ciRuns, 'baseline_runs');
+const pairedQueries = alias(ciRunQueries, 'paired_queries');
 
 interface RunRow {
   id: string;
@@ -49,6 +50,10 @@ interface PlanRow {
   formattedQuery: string | null;
   plan: PlanNode | null;
   baselinePlan: PlanNode | null;
+  /** The baseline query this one edits (pairing.ts), why, and its text when a whole verdict is shown. */
+  pairedHash: string | null;
+  pairing: string | null;
+  pairedFormattedQuery: string | null;
 }
 
 async function readRunRows(db: Db, runIds: readonly string[]): Promise<RunRow[]> {
@@ -92,16 +97,27 @@ async function readPlanRows(db: Db, runIds: readonly string[], withText: boolean
     recommendations: ciRunQueryPlans.recommendations,
     indexesUsed: ciRunQueryPlans.indexesUsed,
     schemaNotes: ciRunQueryPlans.schemaNotes,
+    pairedHash: ciRunQueryPlans.pairedHash,
+    pairing: ciRunQueryPlans.pairing,
   };
   const where = inArray(ciRunQueryPlans.runId, [...runIds]);
   if (!withText) {
     const rows = await db.select(columns).from(ciRunQueryPlans).where(where);
-    return rows.map((row) => ({ ...row, formattedQuery: null, plan: null, baselinePlan: null }));
+    return rows.map((row) => ({ ...row, formattedQuery: null, plan: null, baselinePlan: null, pairedFormattedQuery: null }));
   }
   return db
-    .select({ ...columns, formattedQuery: ciRunQueries.formattedQuery, plan: ciRunQueryPlans.plan, baselinePlan: ciRunQueryPlans.baselinePlan })
+    .select({
+      ...columns,
+      formattedQuery: ciRunQueries.formattedQuery,
+      plan: ciRunQueryPlans.plan,
+      baselinePlan: ciRunQueryPlans.baselinePlan,
+      pairedFormattedQuery: pairedQueries.formattedQuery,
+    })
     .from(ciRunQueryPlans)
     .leftJoin(ciRunQueries, and(eq(ciRunQueries.runId, ciRunQueryPlans.runId), eq(ciRunQueries.hash, ciRunQueryPlans.hash)))
+    // the paired query's text is the baseline run's
+    .leftJoin(ciRunAnalyses, eq(ciRunAnalyses.runId, ciRunQueryPlans.runId))
+    .leftJoin(pairedQueries, and(eq(pairedQueries.runId, ciRunAnalyses.baselineRunId), eq(pairedQueries.hash, ciRunQueryPlans.pairedHash)))
     .where(where);
 }
 
@@ -197,6 +213,9 @@ function verdictOf(
     baselinePlan: plan.baselinePlan,
     calls: runFigures?.get(plan.hash)?.calls ?? null,
     callSites: runFigures?.get(plan.hash)?.callSites ?? [],
+    pairedWith: plan.pairedHash
+      ? { hash: plan.pairedHash, formattedQuery: plan.pairedFormattedQuery ?? '', cost: plan.baselineCost, plan: plan.baselinePlan, reason: plan.pairing ?? '' }
+      : null,
   }));
   const verdict = evaluateVerdict({
     queries,

@@ -30,6 +30,7 @@ const finding = (overrides: Partial<Finding>): Finding => ({
   calls: null,
   baselineCalls: null,
   callSites: [],
+  pairedWith: null,
   ...overrides,
 });
 

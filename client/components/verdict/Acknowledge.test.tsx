@@ -81,6 +81,28 @@ describe('CI run verdict', () => {
     expect((await server.api<Acknowledgement[]>('GET', `/env/${envId}/acknowledgements`)).body).toEqual([]);
   });
 
+  it('shows an edited query once, as changed, with the text it replaces', { timeout: 180_000 }, async () => {
+    const repo = 'acme/edits';
+    await server.api('POST', `/env/${envId}/repos`, { repo });
+    const post = async (runId: string, branch: string, query: string) =>
+      (await server.api<{ id: string }>('POST', '/ci/runs', { repo, runId, branch, queries: [{ query, calls: 10 }] })).body.id;
+    const main = await post('200', 'main', BY_CUSTOMER);
+    await waitFor(async () => expect((await verdictOf(main)).status).not.toBe('pending'), { timeout: VERDICT_TIMEOUT, interval: 500 });
+    // the same lookup, one more column shown: the same plan, an edit and not a new query
+    const edited = await post('201', 'feature/order-status', BY_CUSTOMER.replace('SELECT id, total_cents', 'SELECT id, total_cents, status'));
+    renderApp(`/ci/${edited}`, { trpcUrl: server.trpcUrl });
+    await screen.findByRole('region', { name: /^Verdict: / }, { timeout: VERDICT_TIMEOUT });
+    const findings = await screen.findByRole('list', { name: 'Findings, failing first' }, { timeout: VERDICT_TIMEOUT });
+    const [changed, ...others] = within(findings).getAllByRole('listitem', { name: /: query / });
+    expect(others).toEqual([]);
+    expect(changed!.getAttribute('aria-label')).toMatch(/^Changed query: query /);
+    expect(within(changed!).getByRole('link', { name: /^Open query / }).textContent).toMatch(/status/);
+    const replaced = within(changed!).getByLabelText(/^Replaces baseline query [0-9a-f]{16}$/);
+    expect(replaced.textContent).toMatch(/customer_id = \$1/);
+    expect(replaced.textContent).not.toMatch(/status/);
+    expect(within(changed!).getByText(/^Query changed$/)).toBeTruthy();
+  });
+
   it('lists acknowledged queries on the environment page, with their note and a link, and Undo removes one', async () => {
     const hash = (await server.api<{ findings: { hash: string }[] }>('GET', `/ci/runs/${prRun}/verdict`)).body.findings[0]!.hash;
     expect((await server.api('POST', `/env/${envId}/queries/${hash}/acknowledge`, { note: 'Known, tracked in OPS-12' })).status).toBe(201);

@@ -19,7 +19,11 @@ export const KIND_LABELS: Record<FindingKind, { label: string; explain: string }
   cost_regression: { label: 'Cost regression', explain: 'Costs more than in the baseline run' },
   lost_index: { label: 'Lost index', explain: "Its production plan uses an index this run's schema drops" },
   new_query_needs_index: { label: 'New query needs an index', explain: 'Not in the baseline run, and an index would save most of its cost' },
-  new_query: { label: 'New query', explain: 'Not in the baseline run' },
+  changed_query: {
+    label: 'Changed query',
+    explain: 'An edit of a baseline query this run no longer has (same call site, or a close parse tree); its cost is compared with that query',
+  },
+  new_query: { label: 'New query', explain: 'Not in the baseline run, nor an edit of one of its queries' },
   call_count_regression: {
     label: 'Called many more times',
     explain: "Runs at least the policy's ratio times as often as in the baseline run (an N+1 query: one query per row)",
@@ -100,6 +104,14 @@ function FindingItem({ finding, envId }: { finding: Finding; envId: string | nul
       ) : (
         sql
       )}
+      {finding.pairedWith ? (
+        <div className="finding-was" aria-label={`Replaces baseline query ${finding.pairedWith.hash}`}>
+          <span className="muted small">
+            Replaces baseline query <code>{finding.pairedWith.hash}</code>, which this run no longer has:
+          </span>
+          <SqlBlock sql={finding.pairedWith.formattedQuery} compact />
+        </div>
+      ) : null}
       <CallSites sites={finding.callSites} label="Where the query comes from" />
       {finding.schemaNotes.length > 0 ? (
         <ul className="finding-notes" aria-label="Schema notes">
@@ -133,7 +145,7 @@ export function Findings({ verdict, envId }: { verdict: Verdict; envId: string |
   return (
     <Card id="findings-heading" title="Findings" count={formatNumber(findings.length)}>
       {findings.length === 0 ? (
-        <EmptyState title="Nothing to report.">No query of this run regressed, needs an index, lost one, or is new under this environment&apos;s policy.</EmptyState>
+        <EmptyState title="Nothing to report.">No query of this run regressed, needs an index, lost one, changed, or is new under this environment&apos;s policy.</EmptyState>
       ) : (
         <ol className="finding-list" aria-label="Findings, failing first">
           {findings.map((finding) => (
