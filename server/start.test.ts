@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { openStore } from './db/store';
+import { openStore, type Store } from './db/store';
 import { copyTemplate, ensureTemplate, memoryTemplate, migrationsFolder, templateKey } from './db/pglite-template';
 import { environments } from './db/schema';
 
@@ -74,41 +74,32 @@ describe('npm run serve (server/start.mjs)', () => {
   }, 180_000);
 });
 
+/** A store made from the template: every migration applied, the job queue's schema made, and it takes writes. */
+async function expectMigratedStore(store: Store) {
+  onTestFinished(() => store.close());
+  const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+  const [row] = await store.read<{ migrations: number; queue: number }>({
+    name: 'template_check',
+    text: "SELECT (SELECT count(*) FROM drizzle.__drizzle_migrations)::int AS migrations, (SELECT count(*) FROM information_schema.tables WHERE table_schema = 'pgboss')::int AS queue",
+    values: [],
+  });
+  expect(row!.migrations).toBe(journal.entries.length);
+  expect(row!.queue).toBeGreaterThan(0);
+  await store.db.insert(environments).values({ id: 'env_t', name: 'T', slug: 't' });
+  expect((await store.db.select().from(environments)).map((e) => e.slug)).toEqual(['t']);
+}
+
 describe('the PGlite template', () => {
   it('gives a new store every migration and the job queue schema, as initdb and the first start would', async () => {
     expect(await ensureTemplate()).toBe(path.join(root, 'dist', 'server', 'pglite-template', templateKey()));
-    const dataDir = tmp();
-    const store = await openStore({ dataDir });
-    onTestFinished(() => store.close());
-    const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
-    const [row] = await store.read<{ migrations: number; queue: number }>({
-      name: 'template_check',
-      text: "SELECT (SELECT count(*) FROM drizzle.__drizzle_migrations)::int AS migrations, (SELECT count(*) FROM information_schema.tables WHERE table_schema = 'pgboss')::int AS queue",
-      values: [],
-    });
-    expect(row!.migrations).toBe(journal.entries.length);
-    expect(row!.queue).toBeGreaterThan(0);
-    await store.db.insert(environments).values({ id: 'env_t', name: 'T', slug: 't' });
-    expect((await store.db.select().from(environments)).map((e) => e.slug)).toEqual(['t']);
+    await expectMigratedStore(await openStore({ dataDir: tmp() }));
   });
 
   it('gives a store in memory the same cluster, loaded from the template as a tar', async () => {
     const key = templateKey();
-    const tar = await memoryTemplate(key);
-    expect(tar).toBeDefined();
+    expect(await memoryTemplate(key)).toBeDefined();
     expect(existsSync(path.join(root, 'dist', 'server', 'pglite-template', `${key}.tar`))).toBe(true);
-    const store = await openStore({});
-    onTestFinished(() => store.close());
-    const journal = JSON.parse(readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
-    const [row] = await store.read<{ migrations: number; queue: number }>({
-      name: 'memory_template_check',
-      text: "SELECT (SELECT count(*) FROM drizzle.__drizzle_migrations)::int AS migrations, (SELECT count(*) FROM information_schema.tables WHERE table_schema = 'pgboss')::int AS queue",
-      values: [],
-    });
-    expect(row).toEqual({ migrations: journal.entries.length, queue: expect.any(Number) });
-    expect(row!.queue).toBeGreaterThan(0);
-    await store.db.insert(environments).values({ id: 'env_m', name: 'M', slug: 'm' });
-    expect((await store.db.select().from(environments)).map((e) => e.slug)).toEqual(['m']);
+    await expectMigratedStore(await openStore({}));
   });
 
   it('copies into an empty folder only', async () => {
