@@ -110,10 +110,10 @@ function optionsOf(q: PlannedQuery): QueryOptions | undefined {
   return { hash: q.hash, options, cost: first.costBefore * calls };
 }
 
-/** The option a query would use with these indexes: the one saving most among those fully built. */
-function bestOption(q: QueryOptions, chosen: ReadonlySet<string>): Option | undefined {
+/** The option a query would use with these indexes (and `plus`, tried beside them): the one saving most among those fully built. */
+function bestOption(q: QueryOptions, chosen: ReadonlySet<string>, plus?: string): Option | undefined {
   let best: Option | undefined;
-  for (const o of q.options) if (o.indexes.every((i) => chosen.has(i)) && (!best || o.saved > best.saved)) best = o;
+  for (const o of q.options) if (o.indexes.every((i) => i === plus || chosen.has(i)) && (!best || o.saved > best.saved)) best = o;
   return best;
 }
 
@@ -207,13 +207,12 @@ function greedySteps(queries: QueryOptions[], meta: Map<string, Recommendation>,
     for (const [index, qs] of queriesOf) {
       if (chosen.has(index)) continue;
       const size = bytesOf(meta.get(index)!);
-      const trial = new Set(chosen).add(index);
       let gain = 0;
       let helped = 0;
       for (const q of qs) {
         // It counts when it saves minSavedPct of the query's cost, or completes the query's own pair
         // (whose second index was judged on the cost left by the first, as recommend.ts does).
-        const option = bestOption(q, trial);
+        const option = bestOption(q, chosen, index);
         const d = (option?.saved ?? 0) - value.get(q.hash)!;
         if (d > 0 && (d >= (q.cost * minSavedPct) / 100 || option!.indexes.length > 1)) {
           gain += d;
