@@ -155,13 +155,14 @@ describe('indexes chosen for the whole workload', () => {
     });
     expect(one.indexes).toHaveLength(1);
     expect(one.indexes[0]!.createIndex).toBe(workload.indexes[0]!.createIndex);
-    const smallest = Math.min(...workload.indexes.map((i) => i.estimatedBytes!));
+    // room for the smallest index once built: its estimate, and the 5% an exact estimate may fall short
+    const budget = Math.ceil(Math.min(...workload.indexes.map((i) => i.estimatedBytes!)) * 1.05);
     const bytes = await analyzeQueries({
       source: source.url(),
       queries: Object.entries(WORKLOAD).map(([hash, query]) => ({ hash, query, calls: 100 })),
-      options: { budget: { maxBytes: smallest } },
+      options: { budget: { maxBytes: budget } },
     });
-    expect(bytes.indexes.reduce((n, i) => n + i.estimatedBytes!, 0)).toBeLessThanOrEqual(smallest);
+    expect(bytes.indexes.reduce((n, i) => n + i.estimatedBytes! * (i.sizeUncertain ? 1 : 1.05), 0)).toBeLessThanOrEqual(budget);
     expect(bytes.indexes.length).toBeGreaterThan(0);
   }, 120_000);
 });
