@@ -27,14 +27,14 @@ import {
   tableFiles,
   type ExtendJob,
   type ShadowDatabase,
-} from './shadow.js';
-import { dropShadowAccess } from './shadow-access.js';
+} from '../shadow/database.js';
+import { dropShadowAccess } from '../shadow/access.js';
 import { tryDrops, type DropTrial, type DropTrialResult } from './hidden-indexes.js';
 import { hiddenStatisticsWarnings, withStatisticsWarnings } from './hidden-statistics.js';
-import { startShadowServer, type ShadowServer } from './shadow-server.js';
-import { sharedShadowSlots, type ShadowSlots } from './slots.js';
-import { readSourceSnapshot, type ReadSourceOptions, type SourceSnapshot } from './source.js';
-import { refusalReason } from './statement.js';
+import { startShadowServer, type ShadowServer } from '../shadow/server.js';
+import { sharedShadowSlots, type ShadowSlots } from '../shadow/slots.js';
+import { readSourceSnapshot, type ReadSourceOptions, type SourceSnapshot } from '../snapshot/read.js';
+import { refusalReason } from '../shadow/statement.js';
 import { UsageCollector } from './usage.js';
 import { annotateRecommendations, withSharedCandidates } from './workload.js';
 
@@ -43,17 +43,17 @@ export type { LiveCandidate } from './live-candidates.js';
 export type { QueryInput } from './recommend.js';
 export { chooseIndexes, chooseVerified, rankIndexes } from './recommend.js';
 export { applyRunSchema, type AppliedRunSchema } from './run-schema.js';
-export type { SourceSnapshot, ReadSourceOptions, SnapshotScope } from './source.js';
-export type { ScopeRequest } from './source-scope.js';
+export type { SourceSnapshot, ReadSourceOptions, SnapshotScope } from '../snapshot/read.js';
+export type { ScopeRequest } from '../snapshot/scope.js';
 export { queryRefs, subsetSnapshot, missingFrom, mergeSnapshots, refsOfScope, unchangedFor, type QueryRefs, type MissingScope } from './scope.js';
 export { planShape, indexesUsed, type PlanNode } from '../shared/plan.js';
-export { startShadowServer, type ShadowServer } from './shadow-server.js';
-export { refusalReason } from './statement.js';
-export { sweepShadows, useShadowRegistry } from './cluster-registry.js';
+export { startShadowServer, type ShadowServer } from '../shadow/server.js';
+export { refusalReason } from '../shadow/statement.js';
+export { sweepShadows, useShadowRegistry } from '../shadow/cluster-registry.js';
 export { keptKeyOf } from './kept-shadows.js';
-export { embeddedBinaries, serverUser, startKeptCluster, type KeptCluster } from './postgres-process.js';
-export { ShadowBusyError } from './busy.js';
-export { ShadowSlots, sharedShadowSlots, shadowLimitsFromEnv, type ShadowLimits } from './slots.js';
+export { embeddedBinaries, serverUser, startKeptCluster, type KeptCluster } from '../shadow/postgres-process.js';
+export { ShadowBusyError } from '../shadow/busy.js';
+export { ShadowSlots, sharedShadowSlots, shadowLimitsFromEnv, type ShadowLimits } from '../shadow/slots.js';
 export { hiddenStatisticsWarnings } from './hidden-statistics.js';
 export { resolveIndexNames, withoutIndexes, type DropTrial, type DropTrialResult, type ResolvedIndexes } from './hidden-indexes.js';
 

@@ -11,9 +11,9 @@
 // in as the database's planner role. New candidates are still built on physically empty tables:
 // the tables' files are shrunk back to their built length first (shrinkFiles) and grown again after.
 import type { LiveCandidate } from './live-candidates.js';
-import { dropShadowAccess } from './shadow-access.js';
-import type { ShadowServer } from './shadow-server.js';
-import type { ExtendJob, ShadowDatabase, ShrinkJob, StorageInfo } from './shadow.js';
+import { dropShadowAccess } from '../shadow/access.js';
+import type { ShadowServer } from '../shadow/server.js';
+import type { ExtendJob, ShadowDatabase, ShrinkJob, StorageInfo } from '../shadow/database.js';
 
 export interface KeptShadow {
   key: string;

@@ -14,8 +14,8 @@ import { parseSync } from 'libpg-query';
 import { groupBy } from '../shared/collections.js';
 import type { RunSchema } from '../shared/run-schema.js';
 import { nameKey, searchPathSchemas } from './scope.js';
-import { planShadowDdl } from './shadow-schema.js';
-import type { GraphRelation, SnapshotGraph, SourceColumn, SourceIndex, SourceSnapshot } from './source.js';
+import { planShadowDdl } from '../shadow/ddl.js';
+import type { GraphRelation, SnapshotGraph, SourceColumn, SourceIndex, SourceSnapshot } from '../snapshot/read.js';
 import { escapeIdentifier } from './sql-text.js';
 
 export interface AppliedRunSchema {

@@ -15,7 +15,7 @@
 // - missingFrom: what a snapshot read for other queries lacks for these (read then from production
 //   and merged in, mergeSnapshots), so a stored snapshot grows with the queries that use it.
 import { parseSync } from 'libpg-query';
-import type { GraphObject, GraphRelation, SnapshotScope, SourceDdl, SourceSnapshot } from './source.js';
+import type { GraphObject, GraphRelation, SnapshotScope, SourceDdl, SourceSnapshot } from '../snapshot/read.js';
 
 export interface ObjectName {
   schema?: string;

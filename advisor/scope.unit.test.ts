@@ -7,7 +7,7 @@ import type { RunSchema } from '../shared/run-schema.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { applyRunSchema } from './run-schema.js';
 import { closure, mergeSnapshots, missingFrom, nameKey, queryRefs, refsOfScope, searchPathSchemas, subsetSnapshot, unchangedFor } from './scope.js';
-import type { SourceSnapshot } from './source.js';
+import type { SourceSnapshot } from '../snapshot/read.js';
 
 beforeAll(() => loadParser());
 

@@ -6,7 +6,7 @@ import { columnSize } from './catalog.js';
 import { correctedDistinct } from './size-distinct.js';
 import { TEXT_TYPES, baseTypeName, typeLayout, type ColumnSize } from './sizing-tuple.js';
 import type { IndexShape } from './sizing.js';
-import type { SourceColumnStats, SourceSnapshot } from './source.js';
+import type { SourceColumnStats, SourceSnapshot } from '../snapshot/read.js';
 
 /** What an index to size is: a candidate's columns, or an index definition's. */
 export interface SizedIndex {

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { ClusterEntry } from '../../advisor/cluster-registry';
+import type { ClusterEntry } from '../../shadow/cluster-registry';
 import { requestJson } from '../support/api';
 import { startPostgres, type PostgresServer } from '../support/postgres';
 import { createEventsProduction, EVENTS_QUERIES } from '../support/events-production';

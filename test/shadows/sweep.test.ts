@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { registerCluster, sweepShadows, type ClusterEntry } from '../../advisor/cluster-registry';
+import { registerCluster, sweepShadows, type ClusterEntry } from '../../shadow/cluster-registry';
 
 const started: ChildProcess[] = [];
 afterEach(() => {

@@ -24,15 +24,15 @@ import { openSync, ftruncateSync, fstatSync, closeSync, constants } from 'node:f
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
-import type { ShadowServer } from './shadow-server.js';
-import type { SourceDdl, SourceIndex, SourceSnapshot, SourceRelation } from './source.js';
+import type { ShadowServer } from './server.js';
+import type { SourceDdl, SourceIndex, SourceSnapshot, SourceRelation } from '../snapshot/read.js';
 import { groupBy } from '../shared/collections.js';
 import { resizeAsOwner } from './file-resizer.js';
 import type { PlanNode } from '../shared/plan.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
-import { ShadowSession } from './shadow-session.js';
-import { planShadowDdlInTurns, dropCode } from './shadow-schema.js';
-import { ADMIN_SCHEMA, SET_INDEXES_VALID, createShadowAccess, plannerRoleOf } from './shadow-access.js';
+import { ShadowSession } from './session.js';
+import { planShadowDdlInTurns, dropCode } from './ddl.js';
+import { ADMIN_SCHEMA, SET_INDEXES_VALID, createShadowAccess, plannerRoleOf } from './access.js';
 
 export interface ShadowDatabase {
   session: ShadowSession;

@@ -14,9 +14,9 @@
 // Two ways to reach a relation: `used` (a query reads it: its partitions and children come along)
 // and `needed` (only its existence matters: a partition's parent, a row type's table), so a query
 // on one partition does not bring in its siblings.
-import { SYSTEM_SCHEMAS, notFromExtension, relationKeySql, type CatalogQuery, type ReadFilter } from './source-schema.js';
-import type { GraphObject, GraphRelation, SnapshotGraph, SnapshotScope } from './source.js';
-import { nameKey, searchPathSchemas, type ObjectName, type QueryRefs } from './scope.js';
+import { SYSTEM_SCHEMAS, notFromExtension, relationKeySql, type CatalogQuery, type ReadFilter } from './schema.js';
+import type { GraphObject, GraphRelation, SnapshotGraph, SnapshotScope } from './read.js';
+import { nameKey, searchPathSchemas, type ObjectName, type QueryRefs } from '../advisor/scope.js';
 
 /** What a scoped read starts from. */
 export interface ScopeRequest {

@@ -2,7 +2,7 @@
 // counters since the database's statistics were last reset (else since the server started), summed
 // over a partitioned table's partitions, turned into rates per second. Read in the snapshot's
 // read-only transaction like the rest (source.ts).
-import { oidFilter, type CatalogQuery, type ReadFilter } from './source-schema.js';
+import { oidFilter, type CatalogQuery, type ReadFilter } from './schema.js';
 
 export interface SourceTableWrites {
   schema: string;

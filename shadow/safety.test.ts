@@ -12,12 +12,12 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';
-import { SHADOW_OS_USER } from './shadow-server.js';
-import { analyzeQueries, startShadowServer, ShadowBusyError, ShadowSlots, type AnalysisResult, type ShadowServer } from './index.js';
-import { readSourceSnapshot, type SourceSnapshot } from './source.js';
-import { createShadowDatabase, type ShadowDatabase } from './shadow.js';
-import { dropShadowAccess, plannerRoleOf } from './shadow-access.js';
-import { ShadowSession } from './shadow-session.js';
+import { SHADOW_OS_USER } from './server.js';
+import { analyzeQueries, startShadowServer, ShadowBusyError, ShadowSlots, type AnalysisResult, type ShadowServer } from '../advisor/index.js';
+import { readSourceSnapshot, type SourceSnapshot } from '../snapshot/read.js';
+import { createShadowDatabase, type ShadowDatabase } from './database.js';
+import { dropShadowAccess, plannerRoleOf } from './access.js';
+import { ShadowSession } from './session.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 
 let source: PostgresServer;

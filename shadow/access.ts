@@ -12,8 +12,8 @@
 // pg_index.indisvalid for the candidate indexes (explain in shadow.ts). That function lives in a
 // schema the role cannot write, pins its search_path, and only touches indexes the role owns.
 import pg from 'pg';
-import type { ShadowServer } from './shadow-server.js';
-import type { ShadowDdl } from './shadow-schema.js';
+import type { ShadowServer } from './server.js';
+import type { ShadowDdl } from './ddl.js';
 
 /** Schema of the superuser's function; a production schema of that name is not copied. */
 export const ADMIN_SCHEMA = 'qt_shadow_admin';

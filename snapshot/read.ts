@@ -3,11 +3,11 @@
 // columns (source-stats.ts). Every statement runs through the gateway, in one REPEATABLE READ, READ
 // ONLY transaction with a timeout, and only PostgreSQL's own objects are named unqualified.
 import { openGateway, type ReadOnlyTransaction } from '../gateway/index.js';
-import { readSchemaDdl, type CatalogQuery, type Row } from './source-schema.js';
-import { scopedObjects, wholeGraph, type ScopeRequest } from './source-scope.js';
-import { readColumns, readEndpoints, readHiddenStatistics, readRelations, readServerFacts, readSettings, readStats } from './source-stats.js';
-import { readTableWrites, type SourceTableWrites } from './source-writes.js';
-import { allowedObjects, intersect, withoutExcluded } from './source-filters.js';
+import { readSchemaDdl, type CatalogQuery, type Row } from './schema.js';
+import { scopedObjects, wholeGraph, type ScopeRequest } from './scope.js';
+import { readColumns, readEndpoints, readHiddenStatistics, readRelations, readServerFacts, readSettings, readStats } from './stats.js';
+import { readTableWrites, type SourceTableWrites } from './writes.js';
+import { allowedObjects, intersect, withoutExcluded } from './filters.js';
 import { hasSchemaFilters, type SchemaFilters } from '../shared/schema-filters.js';
 
 export interface SourceRelation {

@@ -4,7 +4,7 @@
 // indexes, views. The shadow still runs it in rounds until nothing more succeeds, and decides what
 // of it to rebuild at all (shadow-schema.ts).
 import { escapeIdentifier, escapeLiteral } from '../gateway/index.js';
-import type { SourceDdl, SourceIndex } from './source.js';
+import type { SourceDdl, SourceIndex } from './read.js';
 import { allowedSchema, schemaFilterParams, type SchemaFilters } from '../shared/schema-filters.js';
 
 export type Row = Record<string, unknown>;

@@ -16,8 +16,8 @@
 // docs/analysis.md ("Limits") lists what this costs in plan fidelity.
 import { parseSync } from 'libpg-query';
 import { deparseSync } from 'pgsql-deparser';
-import type { SourceSnapshot } from './source.js';
-import type { ShadowSession } from './shadow-session.js';
+import type { SourceSnapshot } from '../snapshot/read.js';
+import type { ShadowSession } from './session.js';
 
 /**
  * Inspection tools every production database may have and no application query plans with: left

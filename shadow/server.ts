@@ -14,7 +14,7 @@ import type pg from 'pg';
 import { preparedShadowRegistry } from './cluster-registry.js';
 import { stopResizer } from './file-resizer.js';
 import { embeddedBinaries, startCluster } from './postgres-process';
-import { prepareShadowServer } from './shadow-access.js';
+import { prepareShadowServer } from './access.js';
 
 /** The OS account the shadow's processes run as when we are root. */
 export const SHADOW_OS_USER = 'querytrail-shadow';

@@ -3,8 +3,8 @@
 // length, see shadow.ts); column statistics (pg_stats); the planner settings a session may SET;
 // and the actual extremes of indexed columns.
 import { escapeIdentifier, readThroughColumnStatsHelper, type ReadOnlyTransaction } from '../gateway/index.js';
-import { SYSTEM_SCHEMAS, notFromExtension, oidFilter, type CatalogQuery, type ReadFilter, type Row } from './source-schema.js';
-import type { SourceColumn, SourceColumnStats, SourceEndpoint, SourceHiddenStatistics, SourceRelation, SourceSnapshot } from './source.js';
+import { SYSTEM_SCHEMAS, notFromExtension, oidFilter, type CatalogQuery, type ReadFilter, type Row } from './schema.js';
+import type { SourceColumn, SourceColumnStats, SourceEndpoint, SourceHiddenStatistics, SourceRelation, SourceSnapshot } from './read.js';
 
 // The search_path the application's sessions start with, to resolve the unqualified names of its
 // queries. Ours is pinned to pg_catalog, so it is worked out as PostgreSQL would: the most specific

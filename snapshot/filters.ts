@@ -3,8 +3,8 @@
 // parameters. Every reader of the snapshot is then scoped to those oids (ReadFilter), so nothing of
 // an excluded schema is read: no DDL, size, statistic, extreme or write count.
 import { allowedSchema, schemaFilterParams, schemaMatcher, type SchemaFilters } from '../shared/schema-filters.js';
-import { SYSTEM_SCHEMAS, type CatalogQuery, type ReadFilter } from './source-schema.js';
-import type { SnapshotGraph, SnapshotScope } from './source.js';
+import { SYSTEM_SCHEMAS, type CatalogQuery, type ReadFilter } from './schema.js';
+import type { SnapshotGraph, SnapshotScope } from './read.js';
 
 const allowedObjectsSql = `
 SELECT 'relation' AS what, c.oid::int AS oid
