@@ -3,7 +3,7 @@
 // analyzed is planned with the defaults in production too, so only hidden ones are reported.
 import type { PlannedQuery } from '../shared/analysis.js';
 import { hiddenStatisticsWarning } from '../shared/statistics-warnings.js';
-import type { SourceSnapshot } from '../snapshot/read.js';
+import type { SourceSnapshot } from '../snapshot/types.js';
 
 /** The tables (schema.name) whose production statistics the snapshot lacks. */
 function hiddenTables(snapshot: Pick<SourceSnapshot, 'hiddenStatistics'>): Set<string> {

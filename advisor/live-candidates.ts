@@ -8,7 +8,7 @@ import { SET_INDEXES_VALID } from '../shadow/access.js';
 import type { ShadowSession } from '../shadow/session.js';
 import { sizeInputs } from './size-inputs.js';
 import { estimateBtreeHeight, estimateIndexSize } from './sizing.js';
-import type { SourceIndex, SourceSnapshot } from '../snapshot/read.js';
+import type { SourceIndex, SourceSnapshot } from '../snapshot/types.js';
 import { escapeIdentifier, quoteIdent } from './sql-text.js';
 
 /** The shadow's scratch names for candidates; plans shown to people name the index instead (recommend.ts). */

@@ -13,9 +13,9 @@ import { createHash } from 'node:crypto';
 import { parseSync } from 'libpg-query';
 import { groupBy } from '../shared/collections.js';
 import type { RunSchema } from '../shared/run-schema.js';
-import { nameKey, searchPathSchemas } from './scope.js';
+import { nameKey, searchPathSchemas } from '../snapshot/names.js';
 import { planShadowDdl } from '../shadow/ddl.js';
-import type { GraphRelation, SnapshotGraph, SourceColumn, SourceIndex, SourceSnapshot } from '../snapshot/read.js';
+import type { GraphRelation, SnapshotGraph, SourceColumn, SourceIndex, SourceSnapshot } from '../snapshot/types.js';
 import { escapeIdentifier } from './sql-text.js';
 
 export interface AppliedRunSchema {

@@ -6,7 +6,7 @@ import { loadParser } from '../shared/sql-fingerprint.js';
 import { planObjects } from './plan-objects.js';
 import { applyRunSchema, splitQualified } from './run-schema.js';
 import { planShadowDdl } from '../shadow/ddl.js';
-import type { SourceIndex, SourceSnapshot } from '../snapshot/read.js';
+import type { SourceIndex, SourceSnapshot } from '../snapshot/types.js';
 
 beforeAll(() => loadParser());
 

@@ -12,7 +12,7 @@
 // pg_index.indisvalid for the candidate indexes (explain in shadow.ts). That function lives in a
 // schema the role cannot write, pins its search_path, and only touches indexes the role owns.
 import pg from 'pg';
-import type { ShadowServer } from './server.js';
+import type { ShadowServer } from './types.js';
 import type { ShadowDdl } from './ddl.js';
 
 /** Schema of the superuser's function; a production schema of that name is not copied. */

@@ -24,8 +24,8 @@ import { openSync, ftruncateSync, fstatSync, closeSync, constants } from 'node:f
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
-import type { ShadowServer } from './server.js';
-import type { SourceDdl, SourceIndex, SourceSnapshot, SourceRelation } from '../snapshot/read.js';
+import type { ShadowServer } from './types.js';
+import type { SourceDdl, SourceIndex, SourceSnapshot, SourceRelation } from '../snapshot/types.js';
 import { groupBy } from '../shared/collections.js';
 import { resizeAsOwner } from './file-resizer.js';
 import type { PlanNode } from '../shared/plan.js';

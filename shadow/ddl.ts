@@ -16,7 +16,7 @@
 // docs/analysis.md ("Limits") lists what this costs in plan fidelity.
 import { parseSync } from 'libpg-query';
 import { deparseSync } from 'pgsql-deparser';
-import type { SourceSnapshot } from '../snapshot/read.js';
+import type { SourceSnapshot } from '../snapshot/types.js';
 import type { ShadowSession } from './session.js';
 
 /**

@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import type { ShadowServer } from './server.js';
+import type { ShadowServer } from './types.js';
 
 export interface Segment {
   file: string;

