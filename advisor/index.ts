@@ -12,27 +12,16 @@ import { planObjectsReader } from './plan-objects.js';
 import { chooseVerified, costWith, recommendFor, unplanned, type QueryInput } from './recommend.js';
 import { claimKept, type KeptShadow } from './kept-shadows.js';
 import { ddlKey, queryRefs, subsetSnapshot } from './scope.js';
-import {
-  createShadowDatabase,
-  explain,
-  extendFiles,
-  extendShadowDatabase,
-  extendRelations,
-  reopenShadowDatabase,
-  restoreRelationSizes,
-  restoreStatistics,
-  shrinkFiles,
-  storageInfo,
-  storeEndpointRows,
-  tableFiles,
-  type ExtendJob,
-  type ShadowDatabase,
-} from '../shadow/database.js';
+import { createShadowDatabase, extendShadowDatabase, reopenShadowDatabase } from '../shadow/database.js';
+import { explain } from '../shadow/explain.js';
+import { extendFiles, extendRelations, shrinkFiles, storageInfo, tableFiles, type ExtendJob } from '../shadow/relation-files.js';
+import { restoreRelationSizes, restoreStatistics } from '../shadow/statistics.js';
+import { storeEndpointRows } from '../shadow/endpoint-rows.js';
+import type { ShadowDatabase, ShadowServer } from '../shadow/types.js';
 import { dropShadowAccess } from '../shadow/access.js';
 import { tryDrops, type DropTrial, type DropTrialResult } from './hidden-indexes.js';
 import { hiddenStatisticsWarnings, withStatisticsWarnings } from './hidden-statistics.js';
 import { startShadowServer } from '../shadow/server.js';
-import type { ShadowServer } from '../shadow/types.js';
 import { sharedShadowSlots, type ShadowSlots } from '../shadow/slots.js';
 import { readSourceSnapshot } from '../snapshot/read.js';
 import type { ReadSourceOptions, SourceSnapshot } from '../snapshot/types.js';

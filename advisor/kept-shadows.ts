@@ -12,8 +12,8 @@
 // the tables' files are shrunk back to their built length first (shrinkFiles) and grown again after.
 import type { LiveCandidate } from './live-candidates.js';
 import { dropShadowAccess } from '../shadow/access.js';
-import type { ShadowServer } from '../shadow/types.js';
-import type { ExtendJob, ShadowDatabase, ShrinkJob, StorageInfo } from '../shadow/database.js';
+import type { ShadowServer, ShadowDatabase } from '../shadow/types.js';
+import type { ExtendJob, ShrinkJob, StorageInfo } from '../shadow/relation-files.js';
 
 export interface KeptShadow {
   key: string;

@@ -2,6 +2,7 @@
 // and the access rules are made on. Apart from the code that starts a server, so that none of
 // those parts imports another to know its shape.
 import type pg from 'pg';
+import type { ShadowSession } from './session.js';
 
 export interface ShadowServer {
   /** Data directory: shadow.ts writes sparse relation files under it. */
@@ -18,4 +19,15 @@ export interface ShadowServerOptions {
   binDir?: string;
   /** Seconds to wait for the server to accept connections. */
   startTimeoutSeconds?: number;
+}
+
+/** One database in the shadow server, with the planner role's session on it. */
+export interface ShadowDatabase {
+  session: ShadowSession;
+  name: string;
+  /** DDL statements the shadow could not run (unsupported language, missing extension, ...). */
+  ddlErrors: { sql: string; error: string }[];
+  /** Production objects not copied on purpose (not on an allow-list), and extensions not created. */
+  notCopied: string[];
+  close(): Promise<void>;
 }
