@@ -16,7 +16,7 @@
 import { estimateGinSize } from './sizing-gin.js';
 import { buckets, forEachCount } from './size-distinct.js';
 import { tupleBytes, type ColumnSize } from './sizing-tuple.js';
-import type { IndexShape, SizeEstimate } from './types.js';
+import type { IndexShape, SizeEstimate } from './index-shape.js';
 
 export type { ColumnSize, TypeLayout } from './sizing-tuple.js';
 

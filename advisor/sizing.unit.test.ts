@@ -3,7 +3,7 @@
 // pg_relation_size and pageinspect's bt_metap.
 import { describe, expect, it } from 'vitest';
 import { estimateBtreeHeight, estimateIndexPages, type ColumnSize } from './sizing.js';
-import type { IndexShape } from './types.js';
+import type { IndexShape } from './index-shape.js';
 
 const MILLION = 1_000_000;
 const INT4 = { len: 4, align: 4, dedup: true };
