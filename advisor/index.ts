@@ -65,7 +65,7 @@ async function readAndAnalyze(input: AnalyzeInput): Promise<AnalysisResult> {
   const opts = input.options ?? {};
   const progress = opts.onProgress ?? (() => undefined);
   progress({ phase: 'snapshot', done: 0, total: 1 });
-  // Only what the queries need (source-scope.ts), unless the whole schema is to be rebuilt.
+  // Only what the queries need (snapshot/scope.ts), unless the whole schema is to be rebuilt.
   await loadParser();
   const texts = [...input.queries, ...(opts.dropTrials ?? []).flatMap((t) => t.queries)].map((q) => q.query).filter((sql) => !refusalReason(sql));
   const trialTables = (opts.dropTrials ?? []).map((t) => ({ schema: t.schema, name: t.name }));

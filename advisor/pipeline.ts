@@ -58,7 +58,7 @@ export async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[],
   let kept: KeptShadow | undefined;
   let failed = false;
   try {
-    // Parse every query and gather its candidates before any relation is extended (see shadow.ts).
+    // Parse every query and gather its candidates before any relation is extended (see shadow/relation-files.ts).
     const prepared = prepareQueries(snapshot, queries, opts.candidates);
     let shadow: PreparedShadow;
     if (claim?.kept) {

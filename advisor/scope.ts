@@ -1,7 +1,7 @@
 // A shadow that carries only what its queries need. Rebuilding a whole production schema costs
 // minutes on a large one (GitLab's structure.sql in ten tenant schemas: 8,930 tables and 36,420
 // indexes, 2 minutes) while a CI run's queries touch a few tables. A query plans exactly the same
-// on a copy that holds only what it needs (source-scope.ts says what that is, and reads it from
+// on a copy that holds only what it needs (snapshot/scope.ts says what that is, and reads it from
 // production); this file works the same out on a snapshot's graph, without production:
 //
 // - queryRefs: the relation, function and type names a query's text uses (libpg-query's tree:

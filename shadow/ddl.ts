@@ -56,7 +56,7 @@ export interface ShadowDdl {
   schemas: string[];
   /** Allow-listed extensions, created by the superuser before the planner role runs anything. */
   extensions: { name: string; schema: string }[];
-  /** Statements the planner role runs, in rounds (see shadow.ts). */
+  /** Statements the planner role runs, in rounds (see database.ts). */
   statements: { kind: string; name: string; sql: string }[];
   /** What was not copied, for the analysis' warnings. CHECKs and defaults are dropped silently. */
   skipped: string[];

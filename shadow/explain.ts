@@ -11,7 +11,7 @@ import type { ShadowSession } from './session.js';
 /**
  * EXPLAIN (GENERIC_PLAN) with exactly the given candidate indexes valid. Always rolled back, so
  * the flipped flags never outlive the statement; the flip goes through the superuser's function
- * (shadow-access.ts), the EXPLAIN through ShadowSession.explain (one statement, refused otherwise).
+ * (access.ts), the EXPLAIN through ShadowSession.explain (one statement, refused otherwise).
  */
 export async function explain(session: ShadowSession, sql: string, validIndexOids: number[] = []): Promise<PlanNode> {
   await loadParser(); // the statement gate parses with libpg_query

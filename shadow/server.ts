@@ -1,10 +1,10 @@
 // The scratch PostgreSQL 18 that plans queries for the advisor. It holds schemas and statistics
 // only, never user data, so it runs with durability off, autovacuum off (autovacuum would truncate
-// the sparse relation files we extend, see shadow.ts) and no TCP listener at all: clients reach it
+// the sparse relation files we extend, see relation-files.ts) and no TCP listener at all: clients reach it
 // through a Unix socket in a private temp directory, with trust auth limited to that socket.
 // When we run as root the server runs as its own system user, SHADOW_OS_USER, never the shared
 // `postgres` account. Not as root it runs as our own user: then what keeps it away from our files
-// is that no user code ever runs as its superuser (see shadow-access.ts and docs/security.md).
+// is that no user code ever runs as its superuser (see access.ts and docs/security.md).
 // Production code cannot import test/support, hence this small launcher of its own.
 // A shadow never outlives the process that started it: its watchdog stops it and removes its
 // folder when that process dies, and it is recorded in the shadow registry (cluster-registry.ts),

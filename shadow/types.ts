@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { ShadowSession } from './session.js';
 
 export interface ShadowServer {
-  /** Data directory: shadow.ts writes sparse relation files under it. */
+  /** Data directory: relation-files.ts writes sparse relation files under it. */
   dataDir: string;
   /** Owner of the server's files (set when we run as root and the server as SHADOW_OS_USER). */
   fileOwner?: { uid: number; gid: number };

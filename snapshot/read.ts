@@ -1,6 +1,6 @@
 // Everything the shadow planner needs from the production database, read-only: the schema as DDL
-// (source-schema.ts), sizes, column statistics, planner settings and the actual extremes of indexed
-// columns (source-stats.ts). Every statement runs through the gateway, in one REPEATABLE READ, READ
+// (schema.ts), sizes, column statistics, planner settings and the actual extremes of indexed
+// columns (stats.ts). Every statement runs through the gateway, in one REPEATABLE READ, READ
 // ONLY transaction with a timeout, and only PostgreSQL's own objects are named unqualified.
 import { openGateway, type ReadOnlyTransaction } from '../gateway/index.js';
 import { readSchemaDdl } from './schema.js';

@@ -2,7 +2,7 @@
 // of the matching major is not guaranteed to exist next to us), one reader per kind of object, in
 // an order that mostly works: schemas and extensions, types, functions, tables, constraints,
 // indexes, views. The shadow still runs it in rounds until nothing more succeeds, and decides what
-// of it to rebuild at all (shadow-schema.ts).
+// of it to rebuild at all (shadow/ddl.ts).
 import { escapeIdentifier, escapeLiteral } from '../gateway/index.js';
 import type { SourceDdl, SourceIndex, CatalogQuery, ReadFilter } from './types.js';
 import { allowedSchema, notFromExtension, schemaFilterParams, userSchema, type SchemaFilters } from '../shared/schema-filters.js';

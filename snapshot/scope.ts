@@ -314,7 +314,7 @@ export async function wholeGraph(q: CatalogQuery, allowed?: ReadFilter): Promise
     const set = new Set(list);
     return oids.filter((o) => set.has(o));
   };
-  // With schema filters: only the allowed schemas' objects (source-filters.ts).
+  // With schema filters: only the allowed schemas' objects (filters.ts).
   const [relations, types, functions] = [within(of('relation'), allowed?.relations), within(of('type'), allowed?.types), within(of('function'), allowed?.functions)];
   const edges = [...(await relationEdges(q, relations)), ...(await typeEdges(q, types)), ...(await functionEdges(q, functions))];
   return graphOf(q, relations, types, functions, edges);

@@ -1,6 +1,6 @@
 // What the planner reads besides the schema, from the source: the server's version, block size,
 // collation and the application's search_path; each relation's sizes (pg_class and the physical
-// length, see shadow.ts); column statistics (pg_stats); the planner settings a session may SET;
+// length, see shadow/relation-files.ts); column statistics (pg_stats); the planner settings a session may SET;
 // and the actual extremes of indexed columns.
 import { escapeIdentifier, readThroughColumnStatsHelper, type ReadOnlyTransaction } from '../gateway/index.js';
 import { notFromExtension, userSchema } from '../shared/schema-filters.js';

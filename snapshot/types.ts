@@ -50,7 +50,7 @@ export interface SourceColumnStats {
   values: Record<string, string | number | null>;
 }
 
-/** A table whose column statistics pg_stats hides from the source's role (source-stats.ts readHiddenStatistics). */
+/** A table whose column statistics pg_stats hides from the source's role (stats.ts readHiddenStatistics). */
 export interface SourceHiddenStatistics {
   schema: string;
   table: string;
@@ -69,7 +69,7 @@ export interface SourceSnapshot {
   /** Planner settings to replay in the shadow session. */
   settings: Record<string, string>;
   /**
-   * DDL in a workable order; shadow.ts still retries failures until no progress is made. `of` is
+   * DDL in a workable order; shadow/database.ts still retries failures until no progress is made. `of` is
    * the relation (its DDL name) a constraint, foreign key, index or attachment belongs to;
    * `references` the table a foreign key references: what a shadow of part of the schema
    * (scope.ts) keeps of them.
@@ -93,10 +93,10 @@ export interface SourceSnapshot {
    * left at the one page its build wrote would look free to the planner.
    */
   runIndexes?: { schema: string; name: string }[];
-  /** Insert, update and delete counts per table (source-writes.ts): what a new index would cost; absent in older snapshots. */
+  /** Insert, update and delete counts per table (writes.ts): what a new index would cost; absent in older snapshots. */
   writes?: SourceTableWrites[];
   /**
-   * What each relation, type and function needs (source-scope.ts): what lets a shadow carry only
+   * What each relation, type and function needs (scope.ts): what lets a shadow carry only
    * the relations its queries touch (scope.ts). Absent in snapshots read before it existed, which
    * are always rebuilt whole.
    */
@@ -173,11 +173,11 @@ export interface ReadSourceOptions {
   /** Cap on each statement of the snapshot. Default 60 s. */
   statementTimeoutMs?: number;
   /**
-   * Read only what these names and objects need (source-scope.ts): the snapshot then says so
+   * Read only what these names and objects need (scope.ts): the snapshot then says so
    * (`scope`). Default: everything.
    */
   scope?: ScopeRequest;
-  /** Only the schemas these allow are read (source-filters.ts); the snapshot records them. */
+  /** Only the schemas these allow are read (filters.ts); the snapshot records them. */
   schemaFilters?: SchemaFilters;
 }
 
@@ -187,7 +187,7 @@ export type Row = Record<string, unknown>;
 export type CatalogQuery = (sql: string, params?: unknown[]) => Promise<Row[]>;
 
 /**
- * The objects a read scoped to some queries is limited to, by oid (source-scope.ts); a reader
+ * The objects a read scoped to some queries is limited to, by oid (scope.ts); a reader
  * given none reads every object of its kind.
  */
 export interface ReadFilter {

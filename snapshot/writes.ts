@@ -1,7 +1,7 @@
 // How often production writes each table: what a new index would cost it. pg_stat_user_tables'
 // counters since the database's statistics were last reset (else since the server started), summed
 // over a partitioned table's partitions, turned into rates per second. Read in the snapshot's
-// read-only transaction like the rest (source.ts).
+// read-only transaction like the rest (read.ts).
 import { oidFilter } from './schema.js';
 import type { CatalogQuery, ReadFilter, SourceTableWrites } from './types.js';
 
