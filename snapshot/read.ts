@@ -4,12 +4,12 @@
 // ONLY transaction with a timeout, and only PostgreSQL's own objects are named unqualified.
 import { openGateway, type ReadOnlyTransaction } from '../gateway/index.js';
 import { readSchemaDdl } from './schema.js';
-import type { CatalogQuery, Row, ReadSourceOptions, SourceSnapshot } from './types.js';
+import type { CatalogQuery, ReadFilter, ReadSourceOptions, Row, SourceSnapshot } from './types.js';
 import { scopedObjects, wholeGraph } from './scope.js';
 import { readColumns, readEndpoints, readHiddenStatistics, readRelations, readServerFacts, readSettings, readStats } from './stats.js';
 import { readTableWrites } from './writes.js';
 import { allowedObjects, intersect, withoutExcluded } from './filters.js';
-import { hasSchemaFilters } from '../shared/schema-filters.js';
+import { hasSchemaFilters, type SchemaFilters } from '../shared/schema-filters.js';
 
 /** Opens the source through the gateway, reads one snapshot and closes it; nothing is written. */
 export async function readSourceSnapshot(connectionString: string, options: ReadSourceOptions = {}): Promise<SourceSnapshot> {
@@ -41,40 +41,39 @@ async function readSource(tx: ReadOnlyTransaction, options: ReadSourceOptions): 
     const scoped = await scopedObjects(q, options.scope, server.searchPath);
     const filter = allowed ? intersect(scoped.filter, allowed) : scoped.filter;
     const { graph, scope } = filters ? withoutExcluded(scoped.graph, scoped.scope, filters) : scoped;
-    const { ddl, indexes } = await readSchemaDdl(q, filter, filters);
-    const relations = await readRelations(q, filter);
-    const stats = await readStats(tx, relations, relations, options.statementTimeoutMs);
     return {
       ...server,
-      settings: await readSettings(q),
-      ddl,
-      relations,
-      indexes,
-      columns: await readColumns(q, filter),
-      stats,
-      hiddenStatistics: await readHiddenStatistics(q, stats, filter),
-      endpoints: await readEndpoints(tx, options.statementTimeoutMs, filter),
-      writes: await readTableWrites(q, filter),
+      ...(await readObjects(tx, q, filter, filters, options.statementTimeoutMs)),
       graph,
       scope,
       ...(filters && { schemaFilters: filters }),
     };
   }
-  const { ddl, indexes } = await readSchemaDdl(q, allowed, filters);
-  const relations = await readRelations(q, allowed);
-  const stats = await readStats(tx, relations, allowed ? relations : undefined, options.statementTimeoutMs);
   return {
     ...server,
+    ...(await readObjects(tx, q, allowed, filters, options.statementTimeoutMs)),
+    graph: await wholeGraph(q, allowed),
+    ...(filters && { schemaFilters: filters }),
+  };
+}
+
+/**
+ * What every snapshot reads of the objects `filter` allows (all of them without one): schema,
+ * sizes, column statistics, extremes and write rates, in this order in the one transaction.
+ */
+async function readObjects(tx: ReadOnlyTransaction, q: CatalogQuery, filter: ReadFilter | undefined, filters: SchemaFilters | undefined, statementTimeoutMs?: number) {
+  const { ddl, indexes } = await readSchemaDdl(q, filter, filters);
+  const relations = await readRelations(q, filter);
+  const stats = await readStats(tx, relations, filter ? relations : undefined, statementTimeoutMs);
+  return {
     settings: await readSettings(q),
     ddl,
     relations,
     indexes,
-    columns: await readColumns(q, allowed),
+    columns: await readColumns(q, filter),
     stats,
-    hiddenStatistics: await readHiddenStatistics(q, stats, allowed),
-    endpoints: await readEndpoints(tx, options.statementTimeoutMs, allowed),
-    writes: await readTableWrites(q, allowed),
-    graph: await wholeGraph(q, allowed),
-    ...(filters && { schemaFilters: filters }),
+    hiddenStatistics: await readHiddenStatistics(q, stats, filter),
+    endpoints: await readEndpoints(tx, statementTimeoutMs, filter),
+    writes: await readTableWrites(q, filter),
   };
 }
