@@ -17,14 +17,14 @@ const NO_PG = {
   paths: ['pg', 'pg-pool', 'pg-connection-string'].map((name) => ({ name, message: PG_MESSAGE })),
   patterns: [{ group: ['pg/*', 'pg-pool/*', 'pg-connection-string/*'], message: PG_MESSAGE }, ...GATEWAY_INDEX_ONLY.patterns],
 };
-// Code that connects to our OWN databases: the app's store, the shadow planner's scratch server,
-// tests and benchmarks (which set up the databases they then read through the gateway).
+// Code that connects to our OWN databases: the app's store, the scratch PostgreSQL (shadow/, the
+// only owner of connections to it), tests and benchmarks (which set up the databases they then
+// read through the gateway).
 const OWN_DATABASES = [
   'server/db/**',
   'server/demo/database.ts',
   'server/queue/heartbeat-worker.mjs',
-  'advisor/shadow*.ts',
-  'advisor/postgres-process.ts',
+  'shadow/**',
   'test/**',
   'bench/**',
   '**/*.test.ts',
@@ -48,8 +48,15 @@ const NO_TEST_HELPERS = {
   ],
 };
 /** The shadow planner is used through what advisor/index exports (it owns the slots and the safety). */
-const ADVISOR_INDEX_ONLY = {
-  patterns: [{ group: ['**/advisor/*', '!**/advisor/index', '!**/advisor/index.js'], message: 'Use the advisor through advisor/index only.' }],
+const ADVISOR_GROUP = { group: ['**/advisor/*', '!**/advisor/index', '!**/advisor/index.js'], message: 'Use the advisor through advisor/index only.' };
+const BELOW_ADVISOR = 'Read production snapshots and plan in the shadow through advisor/index (it owns the slots and the safety).';
+const ADVISOR_INDEX_ONLY = { patterns: [ADVISOR_GROUP, { group: ['**/snapshot/*', '**/shadow/*'], message: BELOW_ADVISOR }] };
+/** The demo's PostgreSQL is started by the shadow's launcher, and is reached for nothing else. */
+const LAUNCHER_ONLY = {
+  patterns: [
+    ADVISOR_GROUP,
+    { group: ['**/snapshot/*', '**/shadow/*', '!**/shadow/postgres-process', '!**/shadow/postgres-process.js'], message: 'Start a PostgreSQL through shadow/postgres-process only.' },
+  ],
 };
 /** The SPA and shared/ run in the browser. */
 const NO_NODE_MODULES = {
@@ -69,19 +76,35 @@ const CLIENT = {
       message: 'The SPA reaches the server over tRPC: import only the AppRouter type (server/routers/root) and shared/.',
     },
     { regex: '^(\\.\\.?/)+server/routers/root$', allowTypeImports: true, message: 'Import only the AppRouter type: `import type { AppRouter }`.' },
-    { regex: into('analyzer', 'advisor', 'gateway', 'cli', 'bench'), message: 'The SPA imports only shared/ (and the AppRouter type); it calls the analyzer over HTTP.' },
+    { regex: into('analyzer', 'advisor', 'snapshot', 'shadow', 'gateway', 'cli', 'bench'), message: 'The SPA imports only shared/ (and the AppRouter type); it calls the analyzer over HTTP.' },
   ],
 };
 // Used by every layer, the browser included, so it depends on none of them.
-const SHARED = { patterns: [{ regex: into('server', 'analyzer', 'advisor', 'gateway', 'client', 'cli', 'bench'), message: 'shared/ depends on no other layer.' }] };
+const SHARED = { patterns: [{ regex: into('server', 'analyzer', 'advisor', 'snapshot', 'shadow', 'gateway', 'client', 'cli', 'bench'), message: 'shared/ depends on no other layer.' }] };
 // Runs in users' CI as a client of the API: it shares the analyzer's read of pg_stat_statements and
 // shared/, never the server's internals.
 const CLI = { patterns: [{ regex: into('server', 'client'), message: 'The CLI is a client of the API: it imports nothing of server/ (nor client/).' }] };
 const SERVER = { patterns: [{ regex: into('client', 'cli'), message: 'The server imports neither the SPA nor the CLI.' }] };
 // Runs on users' machines on its own, without the web server.
 const ANALYZER = { patterns: [{ regex: into('server', 'client', 'cli'), message: 'The analyzer imports nothing of the web server, the SPA or the CLI.' }] };
-const ADVISOR = { patterns: [{ regex: into('server', 'analyzer', 'client', 'cli'), message: 'The advisor depends on the gateway and shared/ only.' }] };
-const GATEWAY = { patterns: [{ regex: into('server', 'analyzer', 'client', 'cli'), message: 'The gateway depends on shared/ only.' }] };
+// The stack below the server and the analyzer, each layer on the ones under it only:
+// advisor/ (what to recommend) -> shadow/ (our scratch PostgreSQL) and snapshot/ (production read
+// through the gateway) -> gateway/ -> shared/. The shadow knows a snapshot by its types alone.
+const ADVISOR = {
+  patterns: [{ regex: into('server', 'analyzer', 'gateway', 'client', 'cli', 'bench'), message: 'The advisor depends on shadow/, snapshot/ and shared/ only.' }],
+};
+const SHADOW = {
+  patterns: [
+    { regex: into('server', 'analyzer', 'advisor', 'gateway', 'client', 'cli', 'bench'), message: 'The shadow depends on shared/ (and the snapshot\'s types) only.' },
+    { regex: '^(\\.\\.?/)+snapshot/(?!types(\\.js)?$)', message: 'The shadow knows a snapshot by its types only (snapshot/types).' },
+  ],
+};
+const SNAPSHOT = {
+  patterns: [{ regex: into('server', 'analyzer', 'advisor', 'shadow', 'client', 'cli', 'bench'), message: 'The snapshot reads production through the gateway and depends on shared/ only.' }],
+};
+const GATEWAY = {
+  patterns: [{ regex: into('server', 'analyzer', 'advisor', 'snapshot', 'shadow', 'client', 'cli'), message: 'The gateway depends on shared/ only.' }],
+};
 
 /** One no-restricted-imports rule out of several lists of restrictions. */
 function restrict(...parts) {
@@ -117,12 +140,14 @@ export default tseslint.config(
   production(['server/db/**'], GATEWAY_INDEX_ONLY, ADVISOR_INDEX_ONLY, SERVER),
   // the demo database is ours: it is created, filled and given a workload as its owner
   production(['server/demo/database.ts'], GATEWAY_INDEX_ONLY, ADVISOR_INDEX_ONLY, SERVER),
+  production(['server/demo/postgres.ts'], NO_PG, LAUNCHER_ONLY, SERVER),
   // the job queue's heartbeat thread writes to the store, on a connection of its own
   production(['server/queue/heartbeat-worker.mjs'], GATEWAY_INDEX_ONLY, ADVISOR_INDEX_ONLY, SERVER),
   production(['analyzer/**'], NO_PG, ADVISOR_INDEX_ONLY, ANALYZER),
   production(['gateway/**'], ADVISOR_INDEX_ONLY, GATEWAY),
   production(['advisor/**'], NO_PG, ADVISOR),
-  production(['advisor/shadow*.ts', 'advisor/postgres-process.ts'], GATEWAY_INDEX_ONLY, ADVISOR),
+  production(['snapshot/**'], NO_PG, SNAPSHOT),
+  production(['shadow/**'], SHADOW),
   { files: ['client/**', 'shared/**'], ignores: TEST_CODE, rules: { 'no-restricted-globals': ['error', ...NODE_GLOBALS] } },
 
   // tests read JSON response bodies whose shape is the thing under test

@@ -1,7 +1,7 @@
 // What the advisor knows of production's tables while it reads a query: which names resolve to a
 // table (as the application's search_path would), its columns, and how many distinct values a
 // column holds. Built from a snapshot here; the unit tests build a small one by hand.
-import type { SourceColumnStats, SourceSnapshot } from './source.js';
+import type { SourceColumnStats, SourceSnapshot } from '../snapshot/types.js';
 
 export interface TableName {
   schema: string;

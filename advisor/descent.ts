@@ -7,7 +7,7 @@
 // PostgreSQL gave them; the advisor compares and reports costs with this added.
 import type { PlanNode } from '../shared/plan.js';
 import { estimateBtreeHeight } from './sizing.js';
-import type { SourceSnapshot } from './source.js';
+import type { SourceSnapshot } from '../snapshot/types.js';
 
 /**
  * Production B-tree heights of the source's indexes, by index name, estimated from their page counts.

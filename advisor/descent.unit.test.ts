@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanNode } from '../shared/plan.js';
 import { btreeHeights, descentCost } from './descent.js';
-import type { SourceSnapshot } from './source.js';
+import type { SourceSnapshot } from '../snapshot/types.js';
 
 const CPU_OPERATOR_COST = 0.0025;
 /** One descent of a height-2 index: 2 x 50 x cpu_operator_cost. */

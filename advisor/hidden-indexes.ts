@@ -10,9 +10,9 @@
 import { loadParser } from '../shared/sql-fingerprint.js';
 import type { PlanNode } from '../shared/plan.js';
 import { dropIndex } from './run-schema.js';
-import { SET_INDEXES_VALID } from './shadow-access.js';
-import type { ShadowSession } from './shadow-session.js';
-import type { SourceIndex, SourceSnapshot } from './source.js';
+import { SET_INDEXES_VALID } from '../shadow/access.js';
+import type { ShadowSession } from '../shadow/session.js';
+import type { SourceIndex, SourceSnapshot } from '../snapshot/types.js';
 import { escapeIdentifier } from './sql-text.js';
 import type { QueryInput } from './recommend.js';
 

@@ -1,9 +1,9 @@
 // Plans made without production's column statistics: the snapshot records the tables whose
-// statistics pg_stats hid from the role (source-stats.ts readHiddenStatistics). A table never
+// statistics pg_stats hid from the role (snapshot/stats.ts readHiddenStatistics). A table never
 // analyzed is planned with the defaults in production too, so only hidden ones are reported.
 import type { PlannedQuery } from '../shared/analysis.js';
 import { hiddenStatisticsWarning } from '../shared/statistics-warnings.js';
-import type { SourceSnapshot } from './source.js';
+import type { SourceSnapshot } from '../snapshot/types.js';
 
 /** The tables (schema.name) whose production statistics the snapshot lacks. */
 function hiddenTables(snapshot: Pick<SourceSnapshot, 'hiddenStatistics'>): Set<string> {

@@ -7,13 +7,13 @@
 //
 // What a kept database holds is what a fresh build would hold plus the candidate indexes earlier
 // analyses built, all invalid: the planner skips an index with indisvalid false, and each EXPLAIN
-// flips only the ones it tries, rolled back (shadow.ts). Every analysis gets a new session logged
+// flips only the ones it tries, rolled back (shadow/explain.ts). Every analysis gets a new session logged
 // in as the database's planner role. New candidates are still built on physically empty tables:
 // the tables' files are shrunk back to their built length first (shrinkFiles) and grown again after.
 import type { LiveCandidate } from './live-candidates.js';
-import { dropShadowAccess } from './shadow-access.js';
-import type { ShadowServer } from './shadow-server.js';
-import type { ExtendJob, ShadowDatabase, ShrinkJob, StorageInfo } from './shadow.js';
+import { dropShadowAccess } from '../shadow/access.js';
+import type { ShadowServer, ShadowDatabase } from '../shadow/types.js';
+import type { ExtendJob, ShrinkJob, StorageInfo } from '../shadow/relation-files.js';
 
 export interface KeptShadow {
   key: string;

@@ -3,12 +3,14 @@
 // EXPLAIN asks for them, and given the size they would have in production so the planner charges
 // a scan of one what it would cost there.
 import { candidateTarget, isCovered, type IndexCandidate } from './candidates.js';
-import { explain, relationPath, restoreRelationsStats, type ExtendJob } from './shadow.js';
-import { SET_INDEXES_VALID } from './shadow-access.js';
-import type { ShadowSession } from './shadow-session.js';
+import { explain } from '../shadow/explain.js';
+import { relationPath, type ExtendJob } from '../shadow/relation-files.js';
+import { restoreRelationsStats } from '../shadow/statistics.js';
+import { SET_INDEXES_VALID } from '../shadow/access.js';
+import type { ShadowSession } from '../shadow/session.js';
 import { sizeInputs } from './size-inputs.js';
 import { estimateBtreeHeight, estimateIndexSize } from './sizing.js';
-import type { SourceIndex, SourceSnapshot } from './source.js';
+import type { SourceIndex, SourceSnapshot } from '../snapshot/types.js';
 import { escapeIdentifier, quoteIdent } from './sql-text.js';
 
 /** The shadow's scratch names for candidates; plans shown to people name the index instead (recommend.ts). */

@@ -6,7 +6,7 @@
 // that is the name a migration drops.
 import { groupBy } from '../shared/collections.js';
 import type { PlanNode } from '../shared/plan.js';
-import type { SourceIndex, SourceSnapshot } from './source.js';
+import type { SourceIndex, SourceSnapshot } from '../snapshot/types.js';
 
 const TABLE_KINDS = new Set(['r', 'p', 'm', 'f']);
 

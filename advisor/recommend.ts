@@ -5,9 +5,9 @@ import type { ChoiceStop, IndexRecommendation, PlannedQuery, Recommendation, Wor
 import { RECOMMENDED_INDEX_PREFIX, indexesUsed, planShape, type PlanNode } from '../shared/plan.js';
 import { candidateTarget } from './candidates.js';
 import type { LiveCandidate } from './live-candidates.js';
-import { explain } from './shadow.js';
+import { explain } from '../shadow/explain.js';
 import { chooseForWorkload, type WorkloadChoice } from './workload.js';
-import type { ShadowSession } from './shadow-session.js';
+import type { ShadowSession } from '../shadow/session.js';
 
 export interface QueryInput {
   /** The catalog's fingerprint; returned as is. */

@@ -8,14 +8,14 @@
 //
 // Pure: no I/O. libpg_query must be loaded (loadParser in shared/sql-fingerprint.ts), because every
 // statement built here is checked by the same filter that decides what of production's schema the
-// shadow runs (shadow-schema.ts): the run's schema is text someone else sent.
+// shadow runs (shadow/ddl.ts): the run's schema is text someone else sent.
 import { createHash } from 'node:crypto';
 import { parseSync } from 'libpg-query';
 import { groupBy } from '../shared/collections.js';
 import type { RunSchema } from '../shared/run-schema.js';
-import { nameKey, searchPathSchemas } from './scope.js';
-import { planShadowDdl } from './shadow-schema.js';
-import type { GraphRelation, SnapshotGraph, SourceColumn, SourceIndex, SourceSnapshot } from './source.js';
+import { nameKey, searchPathSchemas } from '../snapshot/names.js';
+import { planShadowDdl } from '../shadow/ddl.js';
+import type { GraphRelation, SnapshotGraph, SourceColumn, SourceIndex, SourceSnapshot } from '../snapshot/types.js';
 import { escapeIdentifier } from './sql-text.js';
 
 export interface AppliedRunSchema {
@@ -258,7 +258,7 @@ function createNewIndexes(a: Applying): void {
     const indexKey = key(schema, name);
     const part = partOf(a.runTables.get(tableKey)?.parent ?? null, definition, newPartitioned);
     if (part && (prodTables.has(part.table) || created.has(part.table))) {
-      // Built by its parent's CREATE INDEX; named as the run names it (shadow.ts renames the parts).
+      // Built by its parent's CREATE INDEX; named as the run names it (shadow/database.ts renames the parts).
       const parsed = parseIndex(definition, schema, table, name);
       if (parsed) out.indexes.push({ ...parsed, parent: part.name });
       continue;

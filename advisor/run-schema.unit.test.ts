@@ -5,8 +5,8 @@ import type { RunSchema } from '../shared/run-schema.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { planObjects } from './plan-objects.js';
 import { applyRunSchema, splitQualified } from './run-schema.js';
-import { planShadowDdl } from './shadow-schema.js';
-import type { SourceIndex, SourceSnapshot } from './source.js';
+import { planShadowDdl } from '../shadow/ddl.js';
+import type { SourceIndex, SourceSnapshot } from '../snapshot/types.js';
 
 beforeAll(() => loadParser());
 

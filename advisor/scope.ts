@@ -1,7 +1,7 @@
 // A shadow that carries only what its queries need. Rebuilding a whole production schema costs
 // minutes on a large one (GitLab's structure.sql in ten tenant schemas: 8,930 tables and 36,420
 // indexes, 2 minutes) while a CI run's queries touch a few tables. A query plans exactly the same
-// on a copy that holds only what it needs (source-scope.ts says what that is, and reads it from
+// on a copy that holds only what it needs (snapshot/scope.ts says what that is, and reads it from
 // production); this file works the same out on a snapshot's graph, without production:
 //
 // - queryRefs: the relation, function and type names a query's text uses (libpg-query's tree:
@@ -15,33 +15,8 @@
 // - missingFrom: what a snapshot read for other queries lacks for these (read then from production
 //   and merged in, mergeSnapshots), so a stored snapshot grows with the queries that use it.
 import { parseSync } from 'libpg-query';
-import type { GraphObject, GraphRelation, SnapshotScope, SourceDdl, SourceSnapshot } from './source.js';
-
-export interface ObjectName {
-  schema?: string;
-  name: string;
-}
-
-/** Names a set of queries uses. */
-export interface QueryRefs {
-  relations: ObjectName[];
-  functions: ObjectName[];
-  types: ObjectName[];
-}
-
-/** A name as the scope records it: `["name"]` alone, `["schema","name"]` qualified. */
-export const nameKey = (n: ObjectName): string => JSON.stringify(n.schema === undefined ? [n.name] : [n.schema, n.name]);
-
-/** The schemas of a search_path setting, in order, without `$user` (the shadow's planner role has no schema of its name). */
-export function searchPathSchemas(searchPath: string): string[] {
-  const out: string[] = [];
-  for (const part of searchPath.split(',')) {
-    const s = part.trim();
-    const name = s.startsWith('"') && s.endsWith('"') && s.length >= 2 ? s.slice(1, -1).replace(/""/g, '"') : s.toLowerCase();
-    if (name && name !== '$user') out.push(name);
-  }
-  return out;
-}
+import type { GraphObject, GraphRelation, SnapshotScope, SourceDdl, SourceSnapshot, ObjectName, QueryRefs } from '../snapshot/types.js';
+import { nameKey, searchPathSchemas } from '../snapshot/names.js';
 
 type Node = Record<string, unknown>;
 const isObj = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);

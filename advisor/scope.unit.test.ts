@@ -6,8 +6,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunSchema } from '../shared/run-schema.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { applyRunSchema } from './run-schema.js';
-import { closure, mergeSnapshots, missingFrom, nameKey, queryRefs, refsOfScope, searchPathSchemas, subsetSnapshot, unchangedFor } from './scope.js';
-import type { SourceSnapshot } from './source.js';
+import { closure, mergeSnapshots, missingFrom, queryRefs, refsOfScope, subsetSnapshot, unchangedFor } from './scope.js';
+import { nameKey, searchPathSchemas } from '../snapshot/names.js';
+import type { SourceSnapshot } from '../snapshot/types.js';
 
 beforeAll(() => loadParser());
 

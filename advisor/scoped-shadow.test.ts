@@ -1,4 +1,4 @@
-// A shadow that carries only what its queries need (scope.ts, source-scope.ts) plans them exactly
+// A shadow that carries only what its queries need (scope.ts, snapshot/scope.ts) plans them exactly
 // as the shadow of the whole schema does: plan trees, costs, recommendations, alternatives, the
 // plans with the recommendations in place. Proven on the advisor's fidelity cases (advisor.test.ts,
 // kept-shadows.test.ts, the CI verdict proof's orders, bench:advisor's 68 Pagila queries), on

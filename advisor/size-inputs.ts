@@ -5,8 +5,8 @@
 import { columnSize } from './catalog.js';
 import { correctedDistinct } from './size-distinct.js';
 import { TEXT_TYPES, baseTypeName, typeLayout, type ColumnSize } from './sizing-tuple.js';
-import type { IndexShape } from './sizing.js';
-import type { SourceColumnStats, SourceSnapshot } from './source.js';
+import type { IndexShape } from './index-shape.js';
+import type { SourceColumnStats, SourceSnapshot } from '../snapshot/types.js';
 
 /** What an index to size is: a candidate's columns, or an index definition's. */
 export interface SizedIndex {

@@ -2,7 +2,7 @@
 // widths of sampled values, type layouts, and the cautious reading of an expression key.
 import { describe, expect, it } from 'vitest';
 import { arrayItems, sizeInputs } from './size-inputs.js';
-import type { SourceSnapshot } from './source.js';
+import type { SourceSnapshot } from '../snapshot/types.js';
 
 const snapshot = {
   settings: {},

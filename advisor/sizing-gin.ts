@@ -12,7 +12,7 @@
 // The estimate is meant as an upper bound (measured 1.1 to 1.2 times the built size for arrays,
 // up to 6 for jsonb) and says so.
 import type { ColumnSize } from './sizing-tuple.js';
-import type { IndexShape, SizeEstimate } from './sizing.js';
+import type { IndexShape, SizeEstimate } from './index-shape.js';
 
 const PAGE_ROOM = 8192 - 24 - 8;
 /** Bytes a row costs in the posting list of a shared key, page fill included (measured at most 4.8). */

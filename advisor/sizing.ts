@@ -16,27 +16,9 @@
 import { estimateGinSize } from './sizing-gin.js';
 import { buckets, forEachCount } from './size-distinct.js';
 import { tupleBytes, type ColumnSize } from './sizing-tuple.js';
+import type { IndexShape, SizeEstimate } from './index-shape.js';
 
 export type { ColumnSize, TypeLayout } from './sizing-tuple.js';
-
-export interface IndexShape {
-  am: 'btree' | 'gin';
-  keys: string[];
-  include: string[];
-  tuples: number;
-  unique: boolean;
-  /** Leaf fillfactor in percent; B-tree's default is 90. */
-  fillfactor?: number;
-  stat(column: string): ColumnSize;
-}
-
-export interface SizeEstimate {
-  pages: number;
-  /** False: the statistics could not pin the size down, and `pages` is meant as an upper bound. */
-  exact: boolean;
-  /** Why it is not exact. */
-  why?: string;
-}
 
 const PAGE = 8192;
 /** Free bytes of an empty page: page header, B-tree special space, the high key's line pointer, and the next item's. */

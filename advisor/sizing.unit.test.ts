@@ -2,7 +2,8 @@
 // The figures to match were measured on PostgreSQL 18: 1,000,000 rows, CREATE INDEX, then
 // pg_relation_size and pageinspect's bt_metap.
 import { describe, expect, it } from 'vitest';
-import { estimateBtreeHeight, estimateIndexPages, type ColumnSize, type IndexShape } from './sizing.js';
+import { estimateBtreeHeight, estimateIndexPages, type ColumnSize } from './sizing.js';
+import type { IndexShape } from './index-shape.js';
 
 const MILLION = 1_000_000;
 const INT4 = { len: 4, align: 4, dedup: true };

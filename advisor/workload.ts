@@ -10,7 +10,7 @@
 import type { ChoiceStop, IndexRecommendation, PlannedQuery, Recommendation, SavingPoint, TableWrites, WorkloadBudget } from '../shared/analysis.js';
 import { candidateKey, type IndexCandidate } from './candidates.js';
 import { curveOf, kneeOf, stopOf } from './knee.js';
-import type { SourceSnapshot } from './source.js';
+import type { SourceSnapshot } from '../snapshot/types.js';
 
 /** Other queries' candidates added to one query's, at most: each costs one more plan per round. */
 const MAX_SHARED = 6;

@@ -24,7 +24,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import pg from 'pg';
-import { startKeptCluster } from '../advisor/index';
+import { startKeptCluster } from '../shadow/postgres-process';
 import { startAnalyzer } from '../analyzer/app';
 import { referenceSync } from '../analyzer/reference-sync';
 import { remoteSyncResponseSchema, syncRequestSchema } from '../shared/analyzer-schema';

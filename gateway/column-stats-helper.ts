@@ -18,7 +18,7 @@
 //   row_security) is undone before our next statement, a definer cannot SET ROLE, and a failure or
 //   a timeout only means the helper is not used.
 // - What it returns is data from someone else: callers keep only rows of the columns they read
-//   from the catalog and parse each field as pg_stats' type (advisor/source-stats.ts).
+//   from the catalog and parse each field as pg_stats' type (snapshot/stats.ts).
 // The one window left: the function could be replaced between the check and the call by someone
 // allowed to create functions in schema querytrail, which the documented setup keeps to the
 // administrator who installed it.

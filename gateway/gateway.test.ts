@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseSchema, RemoteSyncResponse, Table } from '../shared/analyzer-schema';
-import { readSourceSnapshot } from '../advisor/source';
+import { readSourceSnapshot } from '../snapshot/read';
 import { syncDatabase, DEFAULT_SYNC_SETTINGS } from '../analyzer/sync';
 import { readDatabaseStatements } from '../analyzer/statements';
 import { freePort, startPostgres, type PostgresServer } from '../test/support/postgres';

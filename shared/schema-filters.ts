@@ -104,3 +104,21 @@ export function schemaMatcher(filters: SchemaFilters | undefined): (schema: stri
   const exclude = (filters.excludeSchemas ?? []).map(globRegExp);
   return (schema) => (include.length === 0 || include.some((r) => r.test(schema))) && !exclude.some((r) => r.test(schema));
 }
+
+/**
+ * SQL predicate on a pg_namespace alias: the schema is the user's, not PostgreSQL's own (nor
+ * another session's temp or toast schema). Every catalog read agrees through it on what "the
+ * database" is.
+ */
+export function userSchema(namespaceAlias: string): string {
+  const n = namespaceAlias;
+  return `${n}.nspname NOT IN ('pg_catalog', 'information_schema') AND ${n}.nspname OPERATOR(pg_catalog.!~~) 'pg\\_toast%' AND ${n}.nspname OPERATOR(pg_catalog.!~~) 'pg\\_temp\\_%'`;
+}
+
+/**
+ * SQL predicate: the object (of catalog `catalog`) does not belong to an extension. CREATE
+ * EXTENSION recreates those, so neither the analyzer nor the snapshot counts them as the user's.
+ */
+export function notFromExtension(catalog: string, oidExpression: string): string {
+  return `NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend dep WHERE dep.classid = 'pg_catalog.${catalog}'::pg_catalog.regclass AND dep.objid = ${oidExpression} AND dep.deptype = 'e')`;
+}

@@ -6,7 +6,7 @@
 import { chmodSync, chownSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { embeddedBinaries, serverUser, startKeptCluster, type KeptCluster } from '../../advisor/index';
+import { embeddedBinaries, serverUser, startKeptCluster, type KeptCluster } from '../../shadow/postgres-process';
 
 export const DEMO_OS_USER = 'querytrail-demo';
 export const DEMO_FOLDER = 'demo-postgres';

@@ -40,7 +40,7 @@ const start = (env: Record<string, string>) => listening(startServerProcess({ ..
 
 /**
  * SIGKILL. The shadow PostgreSQL it had started goes with it: its watchdog stops it and removes its
- * folder (advisor/postgres-process.ts; test/shadows/killed-server.test.ts), and the run's end checks
+ * folder (shadow/postgres-process.ts; test/shadows/killed-server.test.ts), and the run's end checks
  * that nothing was left (test/global/nothing-left-behind.ts).
  */
 async function killHard(server: ServerProcess): Promise<void> {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeResponseSchema, type AnalyzeResponse } from '../../shared/analysis';
 import { remoteSyncResponseSchema } from '../../shared/analyzer-schema';
 import { hiddenStatisticsWarning } from '../../shared/statistics-warnings';
-import { readSourceSnapshot } from '../../advisor/source';
+import { readSourceSnapshot } from '../../snapshot/read';
 import { columnStatsHelperUsable, openGateway, readThroughColumnStatsHelper } from '../../gateway/index';
 import { postJson, postSync, startTestAnalyzer } from '../support/analyzer';
 import { requestJson } from '../support/api';

@@ -1,15 +1,15 @@
 // A querytrail killed without a word (SIGKILL, as the OOM killer or a supervisor's last resort does)
 // in the middle of a CI run's verdict leaves no shadow PostgreSQL running and no shadow folder: the
-// shadow's watchdog stops it and removes the folder (advisor/postgres-process.ts). And when the
+// shadow's watchdog stops it and removes the folder (shadow/postgres-process.ts). And when the
 // watchdog died with it (a whole control group killed), the next start on the same DATA_DIR finds
-// the shadow in DATA_DIR/shadows and stops and removes it (advisor/cluster-registry.ts).
+// the shadow in DATA_DIR/shadows and stops and removes it (shadow/cluster-registry.ts).
 // Real processes throughout: `server/main.ts` as an operator runs it, a production PostgreSQL.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { ClusterEntry } from '../../advisor/cluster-registry';
+import type { ClusterEntry } from '../../shadow/cluster-registry';
 import { requestJson } from '../support/api';
 import { startPostgres, type PostgresServer } from '../support/postgres';
 import { createEventsProduction, EVENTS_QUERIES } from '../support/events-production';

@@ -1,4 +1,4 @@
-// The sweep at start (advisor/cluster-registry.ts) on registry entries written by hand: what a dead
+// The sweep at start (shadow/cluster-registry.ts) on registry entries written by hand: what a dead
 // process recorded is removed, what a running one recorded is left alone, and nothing but the
 // processes working in the entry's data folder is ever signalled (a recorded pid may have been
 // reused), nor anything but one of our temp folders removed.
@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { registerCluster, sweepShadows, type ClusterEntry } from '../../advisor/cluster-registry';
+import { registerCluster, sweepShadows, type ClusterEntry } from '../../shadow/cluster-registry';
 
 const started: ChildProcess[] = [];
 afterEach(() => {

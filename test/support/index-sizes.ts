@@ -4,7 +4,7 @@
 // production (statistics and all), each index is estimated from that snapshot alone as a run
 // schema's index is, and the estimate is set beside pg_relation_size. The indexes are dropped after.
 import pg from 'pg';
-import { readSourceSnapshot } from '../../advisor/source.js';
+import { readSourceSnapshot } from '../../snapshot/read.js';
 import { sizeInputs } from '../../advisor/size-inputs.js';
 import { estimateIndexSize } from '../../advisor/sizing.js';
 

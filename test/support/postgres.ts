@@ -4,7 +4,7 @@
 // only load the one platform package, and we need several majors side by side.
 import path from 'node:path';
 import net from 'node:net';
-import { startCluster } from '../../advisor/postgres-process';
+import { startCluster } from '../../shadow/postgres-process';
 import pg from 'pg';
 
 export type PgMajor = 14 | 15 | 16 | 17 | 18;

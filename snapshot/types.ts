@@ -1,14 +1,8 @@
-// Everything the shadow planner needs from the production database, read-only: the schema as DDL
-// (source-schema.ts), sizes, column statistics, planner settings and the actual extremes of indexed
-// columns (source-stats.ts). Every statement runs through the gateway, in one REPEATABLE READ, READ
-// ONLY transaction with a timeout, and only PostgreSQL's own objects are named unqualified.
-import { openGateway, type ReadOnlyTransaction } from '../gateway/index.js';
-import { readSchemaDdl, type CatalogQuery, type Row } from './source-schema.js';
-import { scopedObjects, wholeGraph, type ScopeRequest } from './source-scope.js';
-import { readColumns, readEndpoints, readHiddenStatistics, readRelations, readServerFacts, readSettings, readStats } from './source-stats.js';
-import { readTableWrites, type SourceTableWrites } from './source-writes.js';
-import { allowedObjects, intersect, withoutExcluded } from './source-filters.js';
-import { hasSchemaFilters, type SchemaFilters } from '../shared/schema-filters.js';
+// What a snapshot of production holds: its schema as DDL, sizes, column statistics, write rates,
+// settings and the dependency graph of its objects, as read.ts assembles them from the readers
+// beside it. The types live here, apart from the readers, so that every reader and every user of
+// a snapshot (shadow/, advisor/) depends on them without depending on one another.
+import type { SchemaFilters } from '../shared/schema-filters.js';
 
 export interface SourceRelation {
   schema: string;
@@ -56,7 +50,7 @@ export interface SourceColumnStats {
   values: Record<string, string | number | null>;
 }
 
-/** A table whose column statistics pg_stats hides from the source's role (source-stats.ts readHiddenStatistics). */
+/** A table whose column statistics pg_stats hides from the source's role (stats.ts readHiddenStatistics). */
 export interface SourceHiddenStatistics {
   schema: string;
   table: string;
@@ -75,7 +69,7 @@ export interface SourceSnapshot {
   /** Planner settings to replay in the shadow session. */
   settings: Record<string, string>;
   /**
-   * DDL in a workable order; shadow.ts still retries failures until no progress is made. `of` is
+   * DDL in a workable order; shadow/database.ts still retries failures until no progress is made. `of` is
    * the relation (its DDL name) a constraint, foreign key, index or attachment belongs to;
    * `references` the table a foreign key references: what a shadow of part of the schema
    * (scope.ts) keeps of them.
@@ -99,10 +93,10 @@ export interface SourceSnapshot {
    * left at the one page its build wrote would look free to the planner.
    */
   runIndexes?: { schema: string; name: string }[];
-  /** Insert, update and delete counts per table (source-writes.ts): what a new index would cost; absent in older snapshots. */
+  /** Insert, update and delete counts per table (writes.ts): what a new index would cost; absent in older snapshots. */
   writes?: SourceTableWrites[];
   /**
-   * What each relation, type and function needs (source-scope.ts): what lets a shadow carry only
+   * What each relation, type and function needs (scope.ts): what lets a shadow carry only
    * the relations its queries touch (scope.ts). Absent in snapshots read before it existed, which
    * are always rebuilt whole.
    */
@@ -179,78 +173,67 @@ export interface ReadSourceOptions {
   /** Cap on each statement of the snapshot. Default 60 s. */
   statementTimeoutMs?: number;
   /**
-   * Read only what these names and objects need (source-scope.ts): the snapshot then says so
+   * Read only what these names and objects need (scope.ts): the snapshot then says so
    * (`scope`). Default: everything.
    */
   scope?: ScopeRequest;
-  /** Only the schemas these allow are read (source-filters.ts); the snapshot records them. */
+  /** Only the schemas these allow are read (filters.ts); the snapshot records them. */
   schemaFilters?: SchemaFilters;
 }
 
-/** Opens the source through the gateway, reads one snapshot and closes it; nothing is written. */
-export async function readSourceSnapshot(connectionString: string, options: ReadSourceOptions = {}): Promise<SourceSnapshot> {
-  const gateway = openGateway(connectionString, {
-    applicationName: 'querytrail-advisor',
-    // pg_relation_size takes AccessShareLock: give up rather than queue behind a migration's ACCESS EXCLUSIVE
-    limits: { statementTimeoutMs: Math.max(1, Math.round(options.statementTimeoutMs ?? 60_000)), lockTimeoutMs: 2_000, poolSize: 1 },
-  });
-  try {
-    return await gateway.transaction((tx) => readSource(tx, options), {
-      consistentSnapshot: true,
-      // Values read as text (statistics, extremes) must parse the same way in the shadow.
-      settings: { DateStyle: 'ISO, YMD', IntervalStyle: 'postgres', extra_float_digits: '3' },
-    });
-  } finally {
-    await gateway.close();
-  }
+export type Row = Record<string, unknown>;
+
+/** Runs one catalog query of the snapshot's read-only transaction. */
+export type CatalogQuery = (sql: string, params?: unknown[]) => Promise<Row[]>;
+
+/**
+ * The objects a read scoped to some queries is limited to, by oid (scope.ts); a reader
+ * given none reads every object of its kind.
+ */
+export interface ReadFilter {
+  /** Tables of every kind and views. */
+  relations: number[];
+  types: number[];
+  functions: number[];
 }
 
-/** Reads a snapshot of schema, sizes and statistics inside one read-only transaction. */
-async function readSource(tx: ReadOnlyTransaction, options: ReadSourceOptions): Promise<SourceSnapshot> {
-  const q: CatalogQuery = (sql, params) => tx.rows<Row>(sql, params ?? []);
-  const server = await readServerFacts(q);
-  const filters = hasSchemaFilters(options.schemaFilters) ? options.schemaFilters : undefined;
-  // With schema filters every reader is scoped to the allowed schemas' objects, by oid.
-  const allowed = filters ? await allowedObjects(q, filters) : undefined;
-  if (options.scope) {
-    // Only what the queries need: their relations and what those need, nothing else locked or read.
-    const scoped = await scopedObjects(q, options.scope, server.searchPath);
-    const filter = allowed ? intersect(scoped.filter, allowed) : scoped.filter;
-    const { graph, scope } = filters ? withoutExcluded(scoped.graph, scoped.scope, filters) : scoped;
-    const { ddl, indexes } = await readSchemaDdl(q, filter, filters);
-    const relations = await readRelations(q, filter);
-    const stats = await readStats(tx, relations, relations, options.statementTimeoutMs);
-    return {
-      ...server,
-      settings: await readSettings(q),
-      ddl,
-      relations,
-      indexes,
-      columns: await readColumns(q, filter),
-      stats,
-      hiddenStatistics: await readHiddenStatistics(q, stats, filter),
-      endpoints: await readEndpoints(tx, options.statementTimeoutMs, filter),
-      writes: await readTableWrites(q, filter),
-      graph,
-      scope,
-      ...(filters && { schemaFilters: filters }),
-    };
-  }
-  const { ddl, indexes } = await readSchemaDdl(q, allowed, filters);
-  const relations = await readRelations(q, allowed);
-  const stats = await readStats(tx, relations, allowed ? relations : undefined, options.statementTimeoutMs);
-  return {
-    ...server,
-    settings: await readSettings(q),
-    ddl,
-    relations,
-    indexes,
-    columns: await readColumns(q, allowed),
-    stats,
-    hiddenStatistics: await readHiddenStatistics(q, stats, allowed),
-    endpoints: await readEndpoints(tx, options.statementTimeoutMs, allowed),
-    writes: await readTableWrites(q, allowed),
-    graph: await wholeGraph(q, allowed),
-    ...(filters && { schemaFilters: filters }),
-  };
+export interface SourceTableWrites {
+  schema: string;
+  table: string;
+  inserted: number;
+  updated: number;
+  /** Updates that wrote no index entry (HOT): an index on a column they change would end that. */
+  hotUpdated: number;
+  deleted: number;
+  /** Seconds the counters cover, and since when (ISO). */
+  seconds: number;
+  since: string;
+}
+
+/** What a scoped read starts from. */
+export interface ScopeRequest {
+  /** Names the queries use; relations are resolved as the application's search_path resolves them. */
+  names?: QueryRefs;
+  /** Relations (DDL names) to read as a query reads them, with their partitions and children. */
+  used?: string[];
+  /** Indexes (schema and name) whose tables are read as a query reads them: indexes to try dropping. */
+  indexes?: { schema: string; name: string }[];
+  /** Relations, types and functions (DDL names) to read because something needs them. */
+  needed?: string[];
+  types?: string[];
+  functions?: string[];
+  /** What the snapshot being extended already holds: neither read again nor followed. */
+  known?: { relations: string[]; types: string[]; functions: string[] };
+}
+
+export interface ObjectName {
+  schema?: string;
+  name: string;
+}
+
+/** Names a set of queries uses. */
+export interface QueryRefs {
+  relations: ObjectName[];
+  functions: ObjectName[];
+  types: ObjectName[];
 }

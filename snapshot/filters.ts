@@ -2,22 +2,21 @@
 // relations, types and functions of the schemas they allow, by oid, read with the patterns as bound
 // parameters. Every reader of the snapshot is then scoped to those oids (ReadFilter), so nothing of
 // an excluded schema is read: no DDL, size, statistic, extreme or write count.
-import { allowedSchema, schemaFilterParams, schemaMatcher, type SchemaFilters } from '../shared/schema-filters.js';
-import { SYSTEM_SCHEMAS, type CatalogQuery, type ReadFilter } from './source-schema.js';
-import type { SnapshotGraph, SnapshotScope } from './source.js';
+import { allowedSchema, schemaFilterParams, schemaMatcher, userSchema, type SchemaFilters } from '../shared/schema-filters.js';
+import type { CatalogQuery, ReadFilter, SnapshotGraph, SnapshotScope } from './types.js';
 
 const allowedObjectsSql = `
 SELECT 'relation' AS what, c.oid::int AS oid
 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v') AND ${SYSTEM_SCHEMAS} AND ${allowedSchema('n', '$1', '$2')}
+WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v') AND ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')}
 UNION ALL
 SELECT 'type', t.oid::int
 FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
-WHERE t.typtype IN ('e', 'd', 'c') AND ${SYSTEM_SCHEMAS} AND ${allowedSchema('n', '$1', '$2')}
+WHERE t.typtype IN ('e', 'd', 'c') AND ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')}
 UNION ALL
 SELECT 'function', p.oid::int
 FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-WHERE ${SYSTEM_SCHEMAS} AND ${allowedSchema('n', '$1', '$2')}`;
+WHERE ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')}`;
 
 /** Every relation, type and function of the allowed schemas. */
 export async function allowedObjects(q: CatalogQuery, filters: SchemaFilters): Promise<ReadFilter> {

@@ -1,21 +1,9 @@
 // How often production writes each table: what a new index would cost it. pg_stat_user_tables'
 // counters since the database's statistics were last reset (else since the server started), summed
 // over a partitioned table's partitions, turned into rates per second. Read in the snapshot's
-// read-only transaction like the rest (source.ts).
-import { oidFilter, type CatalogQuery, type ReadFilter } from './source-schema.js';
-
-export interface SourceTableWrites {
-  schema: string;
-  table: string;
-  inserted: number;
-  updated: number;
-  /** Updates that wrote no index entry (HOT): an index on a column they change would end that. */
-  hotUpdated: number;
-  deleted: number;
-  /** Seconds the counters cover, and since when (ISO). */
-  seconds: number;
-  since: string;
-}
+// read-only transaction like the rest (read.ts).
+import { oidFilter } from './schema.js';
+import type { CatalogQuery, ReadFilter, SourceTableWrites } from './types.js';
 
 export async function readTableWrites(q: CatalogQuery, filter?: ReadFilter): Promise<SourceTableWrites[]> {
   const params: unknown[] = [];

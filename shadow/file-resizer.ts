@@ -1,4 +1,4 @@
-// Growing and shrinking the shadow's relation files as the shadow's own OS user (see shadow.ts:
+// Growing and shrinking the shadow's relation files as the shadow's own OS user (see relation-files.ts:
 // root never opens a path in the shadow's data directory). One small Node process per shadow
 // server, started on first use and stopped with the server, takes lists of (file, size) on stdin
 // and answers on stdout: a CI run's verdict resizes a hundred or more candidate files, and a
@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import type { ShadowServer } from './shadow-server.js';
+import type { ShadowServer } from './types.js';
 
 export interface Segment {
   file: string;

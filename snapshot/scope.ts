@@ -14,35 +14,20 @@
 // Two ways to reach a relation: `used` (a query reads it: its partitions and children come along)
 // and `needed` (only its existence matters: a partition's parent, a row type's table), so a query
 // on one partition does not bring in its siblings.
-import { SYSTEM_SCHEMAS, notFromExtension, relationKeySql, type CatalogQuery, type ReadFilter } from './source-schema.js';
-import type { GraphObject, GraphRelation, SnapshotGraph, SnapshotScope } from './source.js';
-import { nameKey, searchPathSchemas, type ObjectName, type QueryRefs } from './scope.js';
-
-/** What a scoped read starts from. */
-export interface ScopeRequest {
-  /** Names the queries use; relations are resolved as the application's search_path resolves them. */
-  names?: QueryRefs;
-  /** Relations (DDL names) to read as a query reads them, with their partitions and children. */
-  used?: string[];
-  /** Indexes (schema and name) whose tables are read as a query reads them: indexes to try dropping. */
-  indexes?: { schema: string; name: string }[];
-  /** Relations, types and functions (DDL names) to read because something needs them. */
-  needed?: string[];
-  types?: string[];
-  functions?: string[];
-  /** What the snapshot being extended already holds: neither read again nor followed. */
-  known?: { relations: string[]; types: string[]; functions: string[] };
-}
+import { notFromExtension, userSchema } from '../shared/schema-filters.js';
+import { relationKeySql } from './schema.js';
+import type { CatalogQuery, ReadFilter, GraphObject, GraphRelation, SnapshotGraph, SnapshotScope, ObjectName, QueryRefs, ScopeRequest } from './types.js';
+import { nameKey, searchPathSchemas } from './names.js';
 
 /** Tables of every kind and views the shadow rebuilds (readTables, readViews). */
 const COPIED_RELATION = (c: string, n: string) =>
-  `${c}.relkind IN ('r', 'p', 'm', 'f', 'v') AND ${c}.relpersistence <> 't' AND ${SYSTEM_SCHEMAS.replaceAll('n.nspname', `${n}.nspname`)} AND ${notFromExtension(`${c}.oid`, 'pg_class')}`;
+  `${c}.relkind IN ('r', 'p', 'm', 'f', 'v') AND ${c}.relpersistence <> 't' AND ${userSchema(n)} AND ${notFromExtension('pg_class', `${c}.oid`)}`;
 /** Enums, domains and composite types (readTypes). */
 const COPIED_TYPE = (t: string, n: string, rc: string) =>
-  `(${t}.typtype IN ('e', 'd') OR (${t}.typtype = 'c' AND ${rc}.relkind = 'c')) AND ${SYSTEM_SCHEMAS.replaceAll('n.nspname', `${n}.nspname`)} AND ${notFromExtension(`${t}.oid`, 'pg_type')}`;
+  `(${t}.typtype IN ('e', 'd') OR (${t}.typtype = 'c' AND ${rc}.relkind = 'c')) AND ${userSchema(n)} AND ${notFromExtension('pg_type', `${t}.oid`)}`;
 /** SQL and PL/pgSQL functions and procedures, and plain aggregates (readFunctions). */
 const COPIED_FUNCTION = (p: string, n: string) =>
-  `${SYSTEM_SCHEMAS.replaceAll('n.nspname', `${n}.nspname`)} AND ${notFromExtension(`${p}.oid`, 'pg_proc')}
+  `${userSchema(n)} AND ${notFromExtension('pg_proc', `${p}.oid`)}
    AND ((${p}.prokind IN ('f', 'p') AND ${p}.prolang IN (SELECT l.oid FROM pg_catalog.pg_language l WHERE l.lanname IN ('sql', 'plpgsql')))
      OR (${p}.prokind = 'a' AND EXISTS (SELECT 1 FROM pg_catalog.pg_aggregate ag WHERE ag.aggfnoid = ${p}.oid AND ag.aggkind = 'n')))`;
 
@@ -61,7 +46,7 @@ const typeTargets = (source: string) => `
   JOIN pg_catalog.pg_namespace n ON n.oid = b.typnamespace
   LEFT JOIN pg_catalog.pg_class rc ON rc.oid = b.typrelid
   WHERE (${COPIED_TYPE('b', 'n', 'rc')})
-     OR (rc.relkind IN ('r', 'p', 'm', 'f', 'v') AND ${notFromExtension('rc.oid', 'pg_class')} AND ${SYSTEM_SCHEMAS})`;
+     OR (rc.relkind IN ('r', 'p', 'm', 'f', 'v') AND ${notFromExtension('pg_class', 'rc.oid')} AND ${userSchema('n')})`;
 
 /** Functions something depends on (pg_depend), kept to those the shadow copies. `source` is (src oid, fn oid). */
 const functionTargets = (source: string) => `
@@ -329,7 +314,7 @@ export async function wholeGraph(q: CatalogQuery, allowed?: ReadFilter): Promise
     const set = new Set(list);
     return oids.filter((o) => set.has(o));
   };
-  // With schema filters: only the allowed schemas' objects (source-filters.ts).
+  // With schema filters: only the allowed schemas' objects (filters.ts).
   const [relations, types, functions] = [within(of('relation'), allowed?.relations), within(of('type'), allowed?.types), within(of('function'), allowed?.functions)];
   const edges = [...(await relationEdges(q, relations)), ...(await typeEdges(q, types)), ...(await functionEdges(q, functions))];
   return graphOf(q, relations, types, functions, edges);

@@ -1,10 +1,11 @@
 // What the planner reads besides the schema, from the source: the server's version, block size,
 // collation and the application's search_path; each relation's sizes (pg_class and the physical
-// length, see shadow.ts); column statistics (pg_stats); the planner settings a session may SET;
+// length, see shadow/relation-files.ts); column statistics (pg_stats); the planner settings a session may SET;
 // and the actual extremes of indexed columns.
 import { escapeIdentifier, readThroughColumnStatsHelper, type ReadOnlyTransaction } from '../gateway/index.js';
-import { SYSTEM_SCHEMAS, notFromExtension, oidFilter, type CatalogQuery, type ReadFilter, type Row } from './source-schema.js';
-import type { SourceColumn, SourceColumnStats, SourceEndpoint, SourceHiddenStatistics, SourceRelation, SourceSnapshot } from './source.js';
+import { notFromExtension, userSchema } from '../shared/schema-filters.js';
+import { oidFilter } from './schema.js';
+import type { CatalogQuery, ReadFilter, Row, SourceColumn, SourceColumnStats, SourceEndpoint, SourceHiddenStatistics, SourceRelation, SourceSnapshot } from './types.js';
 
 // The search_path the application's sessions start with, to resolve the unqualified names of its
 // queries. Ours is pinned to pg_catalog, so it is worked out as PostgreSQL would: the most specific
@@ -53,7 +54,7 @@ export async function readRelations(q: CatalogQuery, filter?: ReadFilter): Promi
   const rows = await q(`SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind, c.relpages, c.reltuples::float8 AS reltuples, c.relallvisible,
                 CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_relation_size(c.oid, 'main') / current_setting('block_size')::int ELSE 0 END AS blocks
               FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-              WHERE c.relkind IN ('r', 'p', 'm', 'f', 'i', 'I') AND ${SYSTEM_SCHEMAS}${only} ORDER BY 1, 2`, params);
+              WHERE c.relkind IN ('r', 'p', 'm', 'f', 'i', 'I') AND ${userSchema('n')}${only} ORDER BY 1, 2`, params);
   return rows.map((r) => ({
     schema: String(r.schema),
     name: String(r.name),
@@ -73,7 +74,7 @@ export async function readColumns(q: CatalogQuery, filter?: ReadFilter): Promise
               t.typcategory AS category, a.attnotnull AS not_null
             FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
-            WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v') AND a.attnum > 0 AND NOT a.attisdropped AND ${SYSTEM_SCHEMAS}${only}
+            WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v') AND a.attnum > 0 AND NOT a.attisdropped AND ${userSchema('n')}${only}
             ORDER BY 1, 2, a.attnum`, params);
   return rows.map((r) => ({
     schema: String(r.schema),
@@ -173,7 +174,7 @@ export async function readHiddenStatistics(q: CatalogQuery, stats: readonly Sour
                 OR pg_catalog.pg_stat_get_last_autoanalyze_time(c.oid) IS NOT NULL AS analyzed
             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-            WHERE c.relkind IN ('r', 'p', 'm') AND ${SYSTEM_SCHEMAS}${only}
+            WHERE c.relkind IN ('r', 'p', 'm') AND ${userSchema('n')}${only}
               AND NOT (pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT') AND NOT (c.relrowsecurity AND pg_catalog.row_security_active(c.oid)))
             GROUP BY n.nspname, c.relname, c.reltuples, c.oid
             ORDER BY 1, 2`, params);
@@ -223,7 +224,7 @@ export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?
               -- read as the text the type's output function prints (no cast, which a user may define):
               -- scalar types whose output function is C or internal, which only a superuser can create
               AND coalesce(base.typtype, ty.typtype) IN ('b', 'e') AND ol.lanname IN ('internal', 'c')
-              AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_class')}
+              AND ${userSchema('n')} AND ${notFromExtension('pg_class', 't.oid')}
               AND NOT EXISTS (
                 SELECT 1 FROM pg_catalog.pg_index j JOIN pg_catalog.pg_class jc ON jc.oid = j.indexrelid JOIN pg_catalog.pg_am jam ON jam.oid = jc.relam
                 WHERE j.indrelid = t.oid AND j.indkey[0] = a.attnum AND jam.amname = 'btree'

@@ -2,26 +2,12 @@
 // of the matching major is not guaranteed to exist next to us), one reader per kind of object, in
 // an order that mostly works: schemas and extensions, types, functions, tables, constraints,
 // indexes, views. The shadow still runs it in rounds until nothing more succeeds, and decides what
-// of it to rebuild at all (shadow-schema.ts).
+// of it to rebuild at all (shadow/ddl.ts).
 import { escapeIdentifier, escapeLiteral } from '../gateway/index.js';
-import type { SourceDdl, SourceIndex } from './source.js';
-import { allowedSchema, schemaFilterParams, type SchemaFilters } from '../shared/schema-filters.js';
+import type { SourceDdl, SourceIndex, CatalogQuery, ReadFilter } from './types.js';
+import { allowedSchema, notFromExtension, schemaFilterParams, userSchema, type SchemaFilters } from '../shared/schema-filters.js';
 
-export type Row = Record<string, unknown>;
-/** Runs one catalog query of the snapshot's read-only transaction. */
-export type CatalogQuery = (sql: string, params?: unknown[]) => Promise<Row[]>;
 type DdlEntry = SourceDdl;
-
-/**
- * The objects a read scoped to some queries is limited to, by oid (source-scope.ts); a reader
- * given none reads every object of its kind.
- */
-export interface ReadFilter {
-  /** Tables of every kind and views. */
-  relations: number[];
-  types: number[];
-  functions: number[];
-}
 
 /** `AND <column> = ANY($n)` when filtered, with the array as parameter $n; nothing otherwise. */
 export function oidFilter(column: string, oids: number[] | undefined, params: unknown[]): string {
@@ -33,16 +19,11 @@ export function oidFilter(column: string, oids: number[] | undefined, params: un
 /** The DDL name of a relation: schema and name as quote_ident prints them. */
 export const relationKeySql = (ns: string, rel: string) => `pg_catalog.quote_ident(${ns}.nspname) || '.' || pg_catalog.quote_ident(${rel}.relname)`;
 
-/** Schemas that belong to PostgreSQL itself. */
-export const SYSTEM_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast') AND n.nspname OPERATOR(pg_catalog.!~~) 'pg_temp%' AND n.nspname OPERATOR(pg_catalog.!~~) 'pg_toast_temp%'`;
-/** Objects created by an extension are recreated by CREATE EXTENSION, not one by one. */
-export const notFromExtension = (oid: string, catalog: string) =>
-  `NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.classid = 'pg_catalog.${catalog}'::pg_catalog.regclass AND d.objid = ${oid} AND d.deptype = 'e')`;
 
 /** The application's schemas; public is left out, every database has it. */
 async function readSchemas(q: CatalogQuery, filters?: SchemaFilters): Promise<DdlEntry[]> {
   const rows = await q(
-    `SELECT n.nspname AS name FROM pg_catalog.pg_namespace n WHERE ${SYSTEM_SCHEMAS} AND n.nspname <> 'public' AND ${notFromExtension('n.oid', 'pg_namespace')} AND ${allowedSchema('n', '$1', '$2')} ORDER BY 1`,
+    `SELECT n.nspname AS name FROM pg_catalog.pg_namespace n WHERE ${userSchema('n')} AND n.nspname <> 'public' AND ${notFromExtension('pg_namespace', 'n.oid')} AND ${allowedSchema('n', '$1', '$2')} ORDER BY 1`,
     schemaFilterParams(filters),
   );
   return rows.map((r) => ({ kind: 'schema', name: String(r.name), sql: `CREATE SCHEMA IF NOT EXISTS ${escapeIdentifier(String(r.name))}` }));
@@ -65,17 +46,17 @@ async function readTypes(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry
   const enums = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name,
             array_agg(quote_literal(e.enumlabel) ORDER BY e.enumsortorder)::text[] AS labels
           FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace JOIN pg_catalog.pg_enum e ON e.enumtypid = t.oid
-          WHERE ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_type')}${only} GROUP BY 1 ORDER BY 1`, params);
+          WHERE ${userSchema('n')} AND ${notFromExtension('pg_type', 't.oid')}${only} GROUP BY 1 ORDER BY 1`, params);
   const domains = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name, format_type(t.typbasetype, t.typtypmod) AS base,
               t.typnotnull AS not_null,
               coalesce((SELECT array_agg(pg_get_constraintdef(c.oid)) FROM pg_catalog.pg_constraint c WHERE c.contypid = t.oid AND c.contype = 'c'), '{}')::text[] AS checks
             FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
-            WHERE t.typtype = 'd' AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_type')}${only} ORDER BY 1`, params);
+            WHERE t.typtype = 'd' AND ${userSchema('n')} AND ${notFromExtension('pg_type', 't.oid')}${only} ORDER BY 1`, params);
   const composites = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name,
                  string_agg(quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod), ', ' ORDER BY a.attnum) AS columns
                FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace JOIN pg_catalog.pg_class c ON c.oid = t.typrelid AND c.relkind = 'c'
                JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-               WHERE ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_type')}${only} GROUP BY 1 ORDER BY 1`, params);
+               WHERE ${userSchema('n')} AND ${notFromExtension('pg_type', 't.oid')}${only} GROUP BY 1 ORDER BY 1`, params);
   return [
     ...enums.map((r) => ({ kind: 'type', name: String(r.name), sql: `CREATE TYPE ${r.name} AS ENUM (${(r.labels as string[]).join(', ')})` })),
     ...domains.map((r) => ({
@@ -93,14 +74,14 @@ async function readFunctions(q: CatalogQuery, filter?: ReadFilter): Promise<DdlE
   const only = oidFilter('p.oid', filter?.functions, params);
   const functions = await q(`SELECT p.oid::regprocedure::text AS name, pg_get_functiondef(p.oid) AS def
               FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace JOIN pg_catalog.pg_language l ON l.oid = p.prolang
-              WHERE ${SYSTEM_SCHEMAS} AND p.prokind IN ('f', 'p') AND l.lanname IN ('sql', 'plpgsql')
-                AND ${notFromExtension('p.oid', 'pg_proc')}${only} ORDER BY 1`, params);
+              WHERE ${userSchema('n')} AND p.prokind IN ('f', 'p') AND l.lanname IN ('sql', 'plpgsql')
+                AND ${notFromExtension('pg_proc', 'p.oid')}${only} ORDER BY 1`, params);
   // User-defined aggregates (Pagila's group_concat) that views and queries call.
   const aggregates = await q(`SELECT p.oid::regprocedure::text AS name, quote_ident(n.nspname) || '.' || quote_ident(p.proname) AS qname,
                  pg_get_function_identity_arguments(p.oid) AS args, a.aggtransfn::regproc::text AS sfunc, format_type(a.aggtranstype, NULL) AS stype,
                  nullif(a.aggfinalfn::regproc::text, '-') AS ffunc, a.agginitval AS initcond
                FROM pg_catalog.pg_aggregate a JOIN pg_catalog.pg_proc p ON p.oid = a.aggfnoid JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-               WHERE a.aggkind = 'n' AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('p.oid', 'pg_proc')}${only} ORDER BY 1`, params);
+               WHERE a.aggkind = 'n' AND ${userSchema('n')} AND ${notFromExtension('pg_proc', 'p.oid')}${only} ORDER BY 1`, params);
   return [
     ...functions.map((r) => ({ kind: 'function', name: String(r.name), sql: String(r.def) })),
     ...aggregates.map((r) => {
@@ -142,8 +123,8 @@ async function readTables(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntr
                 LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
                 WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '') AS columns
            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-           WHERE c.relkind IN ('r', 'p', 'm', 'f') AND NOT c.relpersistence = 't' AND ${SYSTEM_SCHEMAS}
-             AND ${notFromExtension('c.oid', 'pg_class')}${only}
+           WHERE c.relkind IN ('r', 'p', 'm', 'f') AND NOT c.relpersistence = 't' AND ${userSchema('n')}
+             AND ${notFromExtension('pg_class', 'c.oid')}${only}
            ORDER BY c.relispartition, 2`, params)) {
     const options = (r.options as string[] | null) ?? [];
     const withOptions = options.length ? ` WITH (${options.join(', ')})` : '';
@@ -167,7 +148,7 @@ async function readConstraints(q: CatalogQuery, filter?: ReadFilter): Promise<Dd
                     WHERE fc.oid = k.confrelid) AS references
                 FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                 WHERE k.contype IN ('p', 'u', 'x', 'c', 'f') AND k.conparentid = 0 AND k.conislocal
-                  AND c.relkind IN ('r', 'p', 'm', 'f') AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('c.oid', 'pg_class')}${only}
+                  AND c.relkind IN ('r', 'p', 'm', 'f') AND ${userSchema('n')} AND ${notFromExtension('pg_class', 'c.oid')}${only}
                 ORDER BY CASE k.contype WHEN 'f' THEN 1 ELSE 0 END, 1, 2`, params);
   return rows.map((r) => ({
     kind: r.type === 'f' ? 'foreign key' : 'constraint',
@@ -196,7 +177,7 @@ async function readIndexes(q: CatalogQuery, filter?: ReadFilter): Promise<{ ddl:
               EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k WHERE k.conindid = i.indexrelid AND k.contype IN ('p', 'u', 'x')) AS from_constraint
             FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
             JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace JOIN pg_catalog.pg_am am ON am.oid = c.relam
-            WHERE i.indisvalid AND t.relkind IN ('r', 'p', 'm') AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('t.oid', 'pg_class')}${only}
+            WHERE i.indisvalid AND t.relkind IN ('r', 'p', 'm') AND ${userSchema('n')} AND ${notFromExtension('pg_class', 't.oid')}${only}
             ORDER BY 1, 2, 3`, params);
   const ddl: DdlEntry[] = [];
   for (const r of rows) {
@@ -226,7 +207,7 @@ async function readViews(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry
   const only = oidFilter('c.oid', filter?.relations, params);
   const rows = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, pg_get_viewdef(c.oid) AS def
           FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-          WHERE c.relkind = 'v' AND ${SYSTEM_SCHEMAS} AND ${notFromExtension('c.oid', 'pg_class')}${only} ORDER BY 2`, params);
+          WHERE c.relkind = 'v' AND ${userSchema('n')} AND ${notFromExtension('pg_class', 'c.oid')}${only} ORDER BY 2`, params);
   return rows.map((r) => ({ kind: 'view', name: String(r.name), sql: `CREATE VIEW ${r.name} AS ${r.def}` }));
 }
 

@@ -1,0 +1,142 @@
+// One analysis of a snapshot, start to end: the part of the snapshot its queries need, a shadow
+// database built or reused (prepared-shadow.ts), every query planned with and without candidates,
+// the workload's choice, drop trials, and the kept database handed back.
+import type { PlannedQuery } from '../shared/analysis.js';
+import { loadParser } from '../shared/sql-fingerprint.js';
+import { candidateKey, candidateTarget, candidatesFor, type CandidateOptions } from './candidates.js';
+import { snapshotCatalog } from './catalog.js';
+import { btreeHeights, descentCost } from './descent.js';
+import type { LiveCandidate } from './live-candidates.js';
+import { planObjectsReader } from './plan-objects.js';
+import { chooseVerified, costWith, recommendFor, unplanned, type QueryInput } from './recommend.js';
+import { claimKept, type KeptShadow } from './kept-shadows.js';
+import { queryRefs, subsetSnapshot } from './scope.js';
+import { explain } from '../shadow/explain.js';
+import type { ShadowDatabase } from '../shadow/types.js';
+import { dropShadowAccess } from '../shadow/access.js';
+import { tryDrops } from './hidden-indexes.js';
+import { hiddenStatisticsWarnings, withStatisticsWarnings } from './hidden-statistics.js';
+import { startShadowServer } from '../shadow/server.js';
+import type { SourceSnapshot } from '../snapshot/types.js';
+import { refusalReason } from '../shadow/statement.js';
+import { UsageCollector } from './usage.js';
+import { annotateRecommendations, withSharedCandidates } from './workload.js';
+import type { AnalysisResult, AnalyzeOptions, PreparedQuery } from './types.js';
+import { buildShadow, canGrow, reuseShadow, type PreparedShadow } from './prepared-shadow.js';
+
+/**
+ * The part of the snapshot the queries and drop trials need (scope.ts), or all of it. A text that
+ * is refused is never planned, so it needs nothing.
+ */
+function shadowScope(snapshot: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions): SourceSnapshot {
+  if (opts.fullShadow || !snapshot.graph) return snapshot;
+  const texts = [...queries, ...(opts.dropTrials ?? []).flatMap((t) => t.queries)].map((q) => q.query).filter((sql) => !refusalReason(sql));
+  const keyOf = new Map(Object.entries(snapshot.graph.relations).map(([key, r]) => [`${r.schema}\u0000${r.name}`, key]));
+  const trialTables = (opts.dropTrials ?? []).flatMap((t) => {
+    const index = snapshot.indexes.find((i) => i.schema === t.schema && i.name === t.name);
+    const key = index && keyOf.get(`${index.schema}\u0000${index.table}`);
+    return key ? [key] : [];
+  });
+  return subsetSnapshot(snapshot, queryRefs(texts), { used: trialTables });
+}
+
+export async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions): Promise<AnalysisResult> {
+  const progress = opts.onProgress ?? (() => undefined);
+  await loadParser();
+  // Only what these queries need goes into the shadow; everything below reads that part.
+  const snapshot = shadowScope(whole, queries, opts);
+  progress({ phase: 'shadow', done: 0, total: 1 });
+  const server = opts.shadow ?? (await startShadowServer());
+  let claim = opts.shadow && opts.reuseKey !== undefined ? await claimKept(opts.shadow, opts.reuseKey) : undefined;
+  if (claim?.kept && !canGrow(claim.kept, snapshot)) {
+    // It lacks what only a new database can have (a schema or extension): built anew under the same key.
+    await dropShadowAccess(server, claim.kept.built.name).catch(() => undefined);
+    claim = { kept: undefined, release: claim.release };
+  }
+  const dbName = claim?.kept?.built.name ?? `shadow_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  let db: ShadowDatabase | undefined;
+  let kept: KeptShadow | undefined;
+  let failed = false;
+  try {
+    // Parse every query and gather its candidates before any relation is extended (see shadow/relation-files.ts).
+    const prepared = prepareQueries(snapshot, queries, opts.candidates);
+    let shadow: PreparedShadow;
+    if (claim?.kept) {
+      kept = claim.kept;
+      shadow = await reuseShadow(server, kept, snapshot, prepared, opts, progress);
+    } else {
+      shadow = await buildShadow(server, dbName, snapshot, prepared, opts, progress);
+      if (claim) kept = { key: opts.reuseKey!, ...shadow.kept };
+    }
+    db = shadow.db;
+
+    const heights = btreeHeights(snapshot);
+    for (const c of [...shadow.live.values(), ...shadow.runIndexes]) for (const [name, h] of c.heights) heights.set(name, h);
+    const cpuOperatorCost = Number(snapshot.settings.cpu_operator_cost ?? 0.0025);
+    const costOf = costWith((plan) => descentCost(plan, heights, cpuOperatorCost));
+    const limits = { minSavedPct: opts.minSavedPct ?? 5, maxPerQuery: opts.maxIndexesPerQuery ?? 2 };
+    const objectsOf = planObjectsReader(snapshot);
+    const results: PlannedQuery[] = [];
+    for (const [i, q] of queries.entries()) {
+      progress({ phase: 'queries', done: i, total: queries.length });
+      const p = prepared[i]!;
+      if (p.refused) {
+        results.push(unplanned(q.hash, p.error!));
+        continue;
+      }
+      const candidates = p.candidates.map((c) => shadow.live.get(candidateKey(c))).filter((c): c is LiveCandidate => !!c);
+      const planned = await recommendFor(db.session, q, candidates, p.error, limits, costOf);
+      // From the plan as it is: recommendations are not applied in it.
+      results.push({ ...planned, ...objectsOf(planned.plan) });
+    }
+    annotateRecommendations(results, snapshot);
+    const dropTrials = opts.dropTrials?.length ? await tryDrops(db.session, opts.dropTrials, costOf) : undefined;
+    const session = db.session;
+    const cost = async (i: number, indexes: LiveCandidate[]) => costOf(await explain(session, queries[i]!.query, indexes.flatMap((c) => c.oids)));
+    if (opts.whatIf) await opts.whatIf.run({ live: [...shadow.live.values()], candidatesOf: prepared.map((p) => p.candidates), cost, results });
+    const byStatement = new Map([...shadow.live.values()].map((c) => [`CREATE INDEX ON ${candidateTarget(c)}`, c]));
+    const workloadCost = async (statements: string[]) => {
+      const indexes = statements.flatMap((s) => byStatement.get(s) ?? []);
+      let total = 0;
+      for (const [i, r] of results.entries()) if (r.plan) total += (await cost(i, indexes)) * (queries[i]!.calls ?? 1);
+      return total;
+    };
+    const choice = await chooseVerified(results, opts.budget ?? {}, workloadCost);
+    progress({ phase: 'done', done: queries.length, total: queries.length });
+    const planned = withStatisticsWarnings(snapshot, results);
+    const warnings = [...shadow.warnings, ...hiddenStatisticsWarnings(snapshot, planned)];
+    return { queries: planned, ...choice, warnings, ...(dropTrials && { dropTrials }) };
+  } catch (e) {
+    failed = true;
+    throw e;
+  } finally {
+    // Closed before the claim is released: the next analysis may shrink the tables' files.
+    if (db) await db.close().catch(() => undefined);
+    if (!opts.shadow) await server.stop();
+    else {
+      claim?.release(failed ? undefined : kept);
+      if (!claim || failed) await dropShadowAccess(server, dbName).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * A text that is not exactly one plannable statement is refused here and never sent; one the
+ * candidate reader cannot follow is still planned, with the parse error kept beside its plan.
+ */
+function prepareQueries(snapshot: SourceSnapshot, queries: QueryInput[], options: CandidateOptions | undefined): PreparedQuery[] {
+  const catalog = snapshotCatalog(snapshot);
+  const prepared = queries.map((q): PreparedQuery => {
+    const refused = refusalReason(q.query);
+    if (refused) return { candidates: [], error: refused, refused: true };
+    try {
+      const usages = new UsageCollector(catalog).collect(q.query);
+      return { candidates: candidatesFor(usages, catalog, options), error: undefined, refused: false };
+    } catch (e) {
+      return { candidates: [], error: `parse: ${(e as Error).message}`, refused: false };
+    }
+  });
+  // Other queries' candidates that extend a query's own are tried on it too: the workload's choice needs them.
+  const shared = withSharedCandidates(prepared.map((p) => p.candidates));
+  return prepared.map((p, i) => ({ ...p, candidates: p.refused ? [] : shared[i]! }));
+}
