@@ -12,12 +12,10 @@ import { readDatabaseStatements, StatementsReadError } from '../analyzer/stateme
 import { readRunSchema, RunSchemaReadError } from '../analyzer/run-schema';
 import type { RunSchema } from '../shared/run-schema';
 import { ciProviderOf } from './ci-provider';
+import type { Io, RunFields } from './ci-types';
+import { describeFetchError } from './fetch-errors';
 import { githubActions } from './github-actions';
 
-export interface Io {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 /** A failure the user can act on: printed as is, exit code 1 (2 for usage). */
 export class CliError extends Error {
@@ -52,7 +50,6 @@ export interface ReportOptions {
   schema?: boolean;
 }
 
-export type RunFields = Omit<IngestRunInput, 'queries' | 'schema'>;
 
 /** The API's base, without a trailing slash: accepts http://host:3000 and http://host:3000/api alike. */
 export function apiBase(api: string): string {
@@ -175,12 +172,6 @@ async function readSchema(db: string, io: Io): Promise<RunSchema | undefined> {
 
 function describeSchema(schema: RunSchema): string {
   return `with the CI database's schema (${schema.tables.length} tables, ${schema.indexes.length} indexes)`;
-}
-
-export function describeFetchError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if ((error as Error).name === 'TimeoutError') return 'no answer in time';
-  return cause?.code ?? cause?.message ?? (error as Error).message;
 }
 
 /** The audience ci-report asks GitHub to put in the job's ID token unless told otherwise: the server's default CI_OIDC_AUDIENCE. */

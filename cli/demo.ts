@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Io } from './ci-report';
+import type { Io } from './ci-types';
 
 export const DEMO_USAGE = `Usage: querytrail demo [--port N]
 

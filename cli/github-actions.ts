@@ -4,8 +4,7 @@
 // the verdict alone decides.
 import { readFileSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
-import type { RunFields } from './ci-report';
-import type { CiProvider, VerdictReport } from './ci-provider';
+import type { CiProvider, RunFields, VerdictReport } from './ci-types';
 import { upsertPrComment } from './pr-comment';
 import { verdictMarkdown } from './verdict-format';
 import { sayNoteOutcome } from './verdict-note';

@@ -2,8 +2,7 @@
 // shows on GitLab: the merge request's one note (cli/gitlab-notes.ts) and a Code Quality report
 // (cli/code-quality.ts) the job keeps as `artifacts: reports: codequality`. Neither changes the exit
 // code: a GitLab that refuses the note is a warning, the verdict alone decides.
-import type { RunFields } from './ci-report';
-import type { CiProvider, VerdictReport } from './ci-provider';
+import type { CiProvider, RunFields, VerdictReport } from './ci-types';
 import { CODE_QUALITY_FILE, codeQualityReport, fallbackPath, writeCodeQuality } from './code-quality';
 import { gitlabTokenOf, upsertMergeRequestNote } from './gitlab-notes';
 import { verdictMarkdown } from './verdict-format';

@@ -5,7 +5,7 @@
 //   PUT  /projects/:id/merge_requests/:iid/notes/:note_id      { body }
 // :id is the project's numeric id or its URL-encoded path (group%2Fsubgroup%2Fproject).
 // A project access token goes in PRIVATE-TOKEN, the job's CI_JOB_TOKEN in JOB-TOKEN.
-import { describeFetchError } from './ci-report';
+import { describeFetchError } from './fetch-errors';
 import { upsertVerdictNote, type Note, type NoteOutcome, type NoteRequest, type NoteThread } from './verdict-note';
 
 export interface GitlabToken {

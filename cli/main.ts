@@ -2,7 +2,8 @@
 // by `npm run build:cli`); bin/querytrail.mjs runs that bundle, or these sources through tsx for
 // the commands that need the whole checkout (SOURCE_COMMANDS).
 import { parseArgs } from 'node:util';
-import { apiBase, ciReport, CliError, credentialOf, DEFAULT_AUDIENCE, QuerytrailUnavailable, type Io } from './ci-report';
+import { apiBase, ciReport, CliError, credentialOf, DEFAULT_AUDIENCE, QuerytrailUnavailable } from './ci-report';
+import type { Io } from './ci-types';
 import { COMMENT_MODES, type CommentMode } from './pr-comment';
 import { FAIL_ON, FORMATS, noVerdict, reportVerdict, type FailOn, type Format } from './report-verdict';
 

@@ -13,7 +13,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Io } from './ci-report';
+import type { Io } from './ci-types';
 
 export const MCP_USAGE = `Usage: querytrail mcp
 

@@ -2,7 +2,7 @@
 // the CI it runs in (GitHub, GitLab), and decide the exit code. The verdict decides the code (--fail-on); querytrail being
 // away (unreachable, 5xx, still pending when the wait ends) is a warning and 0 unless --strict.
 import type { Verdict } from '../shared/policy';
-import type { Io, RunFields } from './ci-report';
+import type { Io, RunFields } from './ci-types';
 import { ciProviderOf } from './ci-provider';
 import type { CommentMode } from './verdict-note';
 import { verdictMarkdown, verdictText, type VerdictContext } from './verdict-format';

@@ -2,7 +2,8 @@
 // printing how far the analysis is. An unreachable or failing querytrail is an answer too (the
 // caller warns instead of blocking the merge), so nothing here throws for it.
 import { verdictSchema, type Verdict } from '../shared/policy';
-import { describeFetchError, type Io } from './ci-report';
+import { describeFetchError } from './fetch-errors';
+import type { Io } from './ci-types';
 
 export type VerdictWait =
   /** `raw` is the body as the API sent it (--format json prints it unchanged). */

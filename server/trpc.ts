@@ -5,29 +5,16 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Services } from './services-type';
 import { apiCodeOf, asInvalidInput, issuesCarriedBy, publicMessage } from './errors';
 import type { Principal } from './auth/principal';
+import type { Context } from './context';
 import { authorize, inputRecord, visibleEnvironments } from './auth/authorize';
 import { ACCESS } from './auth/access';
 import { auditChange } from './audit/change';
-import type { EnvRole } from '../shared/auth';
 
-// Re-exported while job and domain files that import it from here move to ./services-type.
+// Re-exported while job and domain files that import them from here move to their own modules.
 export type { Services } from './services-type';
+export type { Context, ResponseHints } from './context';
 
-/** What a procedure may say about its HTTP response beyond its body (REST status, headers). */
-export interface ResponseHints {
-  status?: number;
-  headers: Record<string, string>;
-}
 
-export interface Context extends Services {
-  response: ResponseHints;
-  /** Who is asking (server/auth/authenticate.ts); undefined when the request carries no credentials. */
-  principal: Principal | undefined;
-  /** The client's address, for the audit log. */
-  sourceAddress?: string;
-  /** The environments the caller may see at `role` or above; null means every one (admins). */
-  visibleEnvironments(role?: EnvRole): string[] | null;
-}
 
 /** The caller of in-process calls (tests, tools) is the local admin unless a principal is given. */
 export function createContext(services: Services, caller: { principal?: Principal; sourceAddress?: string } = { principal: { kind: 'local' } }): Context {

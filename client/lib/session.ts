@@ -2,9 +2,11 @@
 // must carry the session's CSRF token (X-CSRF-Token), which another site cannot read; /api/me hands
 // it to the SPA, which keeps it here for the tRPC client's headers and the sign-out request.
 import type { EnvRole } from '../../shared/auth';
-import type { RouterOutputs } from '../trpc';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '../../server/routers/root';
 
-export type Me = RouterOutputs['me']['get'];
+// named from the router itself: trpc.ts imports this module for its headers
+export type Me = inferRouterOutputs<AppRouter>['me']['get'];
 
 /** The query key of who is signed in: its data is the person, or null when no one is. */
 export const ME_KEY = ['me'] as const;

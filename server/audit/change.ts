@@ -1,6 +1,6 @@
 // The audit entry of one successful change made through the API: called by the procedure guard
 // (server/trpc.ts) for every mutation the access table does not exempt, so no change goes unrecorded.
-import type { Context } from '../trpc';
+import type { Context } from '../context';
 import { logUnexpectedError } from '../error-log';
 import { recordableInput, recordAudit } from './record';
 

@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto';
 import { PgBoss, fromPglite, type JobWithMetadata } from 'pg-boss';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Config } from '../config';
-import type { Store } from '../db/store';
 import { keepHeartbeats } from './heartbeat';
 
 export interface SendOptions {
@@ -74,7 +73,10 @@ export async function installQueueSchema(pglite: PGlite): Promise<void> {
   await boss.stop({ graceful: false, close: false });
 }
 
-export async function openQueue(store: Store, settings: Config['jobs']): Promise<RunningQueue> {
+/** What the queue runs on: the store's own connection (db/store.ts), named here so the queue needs no store. */
+export type QueueConnection = { databaseUrl: string } | { pglite: PGlite };
+
+export async function openQueue(store: { connection: QueueConnection }, settings: Config['jobs']): Promise<RunningQueue> {
   const connection = store.connection;
   // The monitor pass is what finds a stopped heartbeat: twice per heartbeat interval.
   const passSeconds = Math.max(1, Math.floor(settings.heartbeatSeconds / 2));
