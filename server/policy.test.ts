@@ -33,7 +33,7 @@ describe.each(BACKENDS)('policy and acknowledgements over REST (%s)', (backend) 
       minSavedPct: 30,
       callRatio: 3,
       minCalls: 50,
-      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', new_query: 'warn', call_count_regression: 'warn' },
+      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', changed_query: 'warn', new_query: 'warn', call_count_regression: 'warn' },
       ignoredHashes: [],
       ignoredCallSites: [],
     });

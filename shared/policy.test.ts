@@ -257,7 +257,7 @@ describe('the verdict wire schema', () => {
     const changed = { ...verdict.findings[0], kind: 'changed_query', pairedWith: { hash: 'fedcba9876543210', formattedQuery: 'SELECT * FROM orders' } };
     expect(verdictSchema.parse({ ...verdict, findings: [changed] }).findings).toEqual([changed]);
     expect(problems(verdictSchema, { ...verdict, findings: [{ ...changed, pairedWith: { hash: 'fedcba9876543210' } }] })).toHaveLength(1);
-    expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'plannedOn', 'analyzedAt', 'policy', 'summary', 'findings', 'statements', 'schemaNotes']);
+    expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'plannedOn', 'analyzedAt', 'policy', 'summary', 'findings', 'statements', 'schemaNotes', 'warnings']);
   });
 
   it('refuses an unknown status, kind or severity', () => {
