@@ -10,9 +10,6 @@ import { authorize, inputRecord, visibleEnvironments } from './auth/authorize';
 import { ACCESS } from './auth/access';
 import { auditChange } from './audit/change';
 
-// Re-exported while job and domain files that import them from here move to their own modules.
-export type { Services } from './services-type';
-export type { Context, ResponseHints } from './context';
 
 
 

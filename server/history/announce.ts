@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import type { ProductionEvent } from '../../shared/history';
 import { rowsOf } from '../catalog/sql';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { emitEvent } from '../webhooks/events';
 import { regressedQueries } from './read';
 

@@ -7,7 +7,8 @@ import { startPostgres, type PostgresServer } from '../../test/support/postgres'
 import { openTestServices } from '../../test/support/services';
 import { fingerprintQuery } from '../../shared/sql-fingerprint';
 import { appRouter } from '../routers/root';
-import { createContext, type Services } from '../trpc';
+import { createContext } from '../trpc';
+import type { Services } from '../services-type';
 import { takeHistorySnapshot } from './snapshot';
 
 const COUNT_BY_PAYLOAD = 'SELECT count(*) FROM events e JOIN kinds k ON k.id = e.kind WHERE e.payload LIKE $1';

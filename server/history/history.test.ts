@@ -8,7 +8,8 @@ import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type Tes
 import { requestJson } from '../../test/support/api';
 import { fingerprintQuery } from '../../shared/sql-fingerprint';
 import { appRouter } from '../routers/root';
-import { createContext, type Services } from '../trpc';
+import { createContext } from '../trpc';
+import type { Services } from '../services-type';
 import { takeHistorySnapshot } from './snapshot';
 import { pruneHistory } from './retention';
 import { storePoints } from './snapshot';

@@ -8,7 +8,8 @@ import { BACKENDS, openTestServices, stopTestPostgres } from '../../test/support
 import { fingerprintQuery } from '../../shared/sql-fingerprint';
 import { rowsOf } from '../catalog/sql';
 import { appRouter } from '../routers/root';
-import { createContext, type Services } from '../trpc';
+import { createContext } from '../trpc';
+import type { Services } from '../services-type';
 import { planSnapshots } from './jobs';
 
 const QUERY = 'SELECT name FROM items WHERE id = $1';

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import type { JobQueue } from '../queue/index';
 import { rowsOf } from '../catalog/sql';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { pruneHistory } from './retention';
 import { takeHistorySnapshot } from './snapshot';
 

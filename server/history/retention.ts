@@ -2,7 +2,7 @@
 // hour (so every total over any whole hour is unchanged), hourly sums older than theirs are dropped.
 import { sql } from 'drizzle-orm';
 import { withRetry } from '../catalog/sql';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 
 const HOUR_MS = 3_600_000;
 

@@ -8,7 +8,7 @@ import type { TableFact } from '../../analyzer/catalog/table-facts.sql';
 import { connections, environments } from '../db/schema';
 import type { Db } from '../db/store';
 import { rowsOf, withRetry } from '../catalog/sql';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import { diffCounters, sumByHash, type Counter, type Figures } from './deltas';
 import type { SchemaFilters } from '../../shared/schema-filters';
 import { announceNewQueries, announceRegressions } from './announce';

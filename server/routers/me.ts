@@ -5,7 +5,8 @@ import { meSchema, setUserRoleInput, userSummary } from '../../shared/auth';
 import { listUsers, setUserRole } from '../domain/people';
 import { isTeamMode } from '../config';
 import { unauthorized } from '../errors';
-import { listOutput, procedure, type Context } from '../trpc';
+import { listOutput, procedure } from '../trpc';
+import type { Context } from '../context';
 
 const TAG = ['People'];
 

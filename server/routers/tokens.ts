@@ -6,7 +6,8 @@ import { envIdInput } from '../../shared/environments';
 import { actorOf, isAdmin } from '../auth/principal';
 import { createCiToken, createPersonalToken, listCiTokens, listPersonalTokens, revokeCiToken, revokePersonalToken } from '../domain/tokens';
 import { forbidden } from '../errors';
-import { listOutput, procedure, type Context } from '../trpc';
+import { listOutput, procedure } from '../trpc';
+import type { Context } from '../context';
 
 const TAG = ['Tokens'];
 

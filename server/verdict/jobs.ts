@@ -15,7 +15,7 @@ import { rowsOf } from '../catalog/sql';
 import { ciRunAnalyses, ciRunSchemas, environments } from '../db/schema';
 import type { Db } from '../db/store';
 import { requireProductionConnections } from '../domain/connections';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import type { RunningQueue } from '../queue/index';
 import { planCached, type CachedPlan } from './cache';
 import { warmShadows } from './shadows';

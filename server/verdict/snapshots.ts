@@ -27,7 +27,7 @@ import type { SnapshotRefresh } from '../../shared/snapshot';
 import type { SchemaFilters } from '../../shared/schema-filters';
 import { productionSnapshots } from '../db/schema';
 import { newId } from '../ids';
-import type { Services } from '../trpc';
+import type { Services } from '../services-type';
 import type { RunningQueue } from '../queue/index';
 import { requireProductionConnections } from '../domain/connections';
 
