@@ -159,7 +159,7 @@ function partialCandidates(usage: TableUsage, keySets: string[][], joins: string
  */
 export function isCovered(candidate: IndexCandidate, existing: { am: string; keys: (string | null)[]; include: string[]; predicate: string | null }): boolean {
   if (existing.am !== candidate.am) return false;
-  // Directions are not read from the source's indexes: a mixed-direction candidate is always tried.
+  // Directions are not read from production's indexes: a mixed-direction candidate is always tried.
   if (candidate.desc?.length) return false;
   if (candidate.am === 'gin') return existing.keys.length === 1 && existing.keys[0] === candidate.keys[0];
   if (existing.predicate !== candidate.predicate) return false;

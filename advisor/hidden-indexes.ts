@@ -12,13 +12,13 @@ import type { PlanNode } from '../shared/plan.js';
 import { dropIndex } from './run-schema.js';
 import { SET_INDEXES_VALID } from '../shadow/access.js';
 import type { ShadowSession } from '../shadow/session.js';
-import type { SourceIndex, SourceSnapshot } from '../snapshot/types.js';
+import type { SnapshotIndex, Snapshot } from '../snapshot/types.js';
 import { escapeIdentifier } from './sql-text.js';
 import type { QueryInput } from './recommend.js';
 
 export interface ResolvedIndexes {
   /** The indexes named, each once. */
-  indexes: SourceIndex[];
+  indexes: SnapshotIndex[];
   /** Names that are no index of the snapshot (or not one that can be dropped alone), with why. */
   problems: { position: number; name: string; message: string }[];
 }
@@ -42,12 +42,12 @@ function parseName(text: string): { schema?: string; name: string }[] {
  * exactly; a name alone is the index of that name, the first schema of the search_path when
  * several schemas have one.
  */
-export function resolveIndexNames(snapshot: SourceSnapshot, names: readonly string[]): ResolvedIndexes {
+export function resolveIndexNames(snapshot: Snapshot, names: readonly string[]): ResolvedIndexes {
   const path = snapshot.searchPath.split(',').map((s) => s.trim().replace(/^"(.*)"$/, '$1')).filter((s) => s && s !== '$user');
-  const found = new Map<string, SourceIndex>();
+  const found = new Map<string, SnapshotIndex>();
   const problems: ResolvedIndexes['problems'] = [];
   names.forEach((text, position) => {
-    let match: SourceIndex | undefined;
+    let match: SnapshotIndex | undefined;
     let ambiguous: string[] = [];
     for (const reading of parseName(text)) {
       const same = snapshot.indexes.filter((i) => i.name === reading.name && (reading.schema === undefined || i.schema === reading.schema));
@@ -75,8 +75,8 @@ export function resolveIndexNames(snapshot: SourceSnapshot, names: readonly stri
 }
 
 /** The snapshot without these indexes (and their partitions' parts, and a constraint one backs). */
-export function withoutIndexes(snapshot: SourceSnapshot, indexes: readonly SourceIndex[]): SourceSnapshot {
-  const out: SourceSnapshot = {
+export function withoutIndexes(snapshot: Snapshot, indexes: readonly SnapshotIndex[]): Snapshot {
+  const out: Snapshot = {
     ...snapshot,
     ddl: [...snapshot.ddl],
     relations: [...snapshot.relations],

@@ -17,7 +17,7 @@ import { dropShadowAccess } from '../shadow/access.js';
 import { tryDrops } from './hidden-indexes.js';
 import { hiddenStatisticsWarnings, withStatisticsWarnings } from './hidden-statistics.js';
 import { startShadowServer } from '../shadow/server.js';
-import type { SourceSnapshot } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 import { refusalReason } from '../shadow/statement.js';
 import { UsageCollector } from './usage.js';
 import { annotateRecommendations, withSharedCandidates } from './workload.js';
@@ -28,7 +28,7 @@ import { buildShadow, canGrow, reuseShadow, type PreparedShadow } from './prepar
  * The part of the snapshot the queries and drop trials need (scope.ts), or all of it. A text that
  * is refused is never planned, so it needs nothing.
  */
-function shadowScope(snapshot: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions): SourceSnapshot {
+function shadowScope(snapshot: Snapshot, queries: QueryInput[], opts: AnalyzeOptions): Snapshot {
   if (opts.fullShadow || !snapshot.graph) return snapshot;
   const texts = [...queries, ...(opts.dropTrials ?? []).flatMap((t) => t.queries)].map((q) => q.query).filter((sql) => !refusalReason(sql));
   const keyOf = new Map(Object.entries(snapshot.graph.relations).map(([key, r]) => [`${r.schema}\u0000${r.name}`, key]));
@@ -40,7 +40,7 @@ function shadowScope(snapshot: SourceSnapshot, queries: QueryInput[], opts: Anal
   return subsetSnapshot(snapshot, queryRefs(texts), { used: trialTables });
 }
 
-export async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions): Promise<AnalysisResult> {
+export async function planSnapshot(whole: Snapshot, queries: QueryInput[], opts: AnalyzeOptions): Promise<AnalysisResult> {
   const progress = opts.onProgress ?? (() => undefined);
   await loadParser();
   // Only what these queries need goes into the shadow; everything below reads that part.
@@ -124,7 +124,7 @@ export async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[],
  * A text that is not exactly one plannable statement is refused here and never sent; one the
  * candidate reader cannot follow is still planned, with the parse error kept beside its plan.
  */
-function prepareQueries(snapshot: SourceSnapshot, queries: QueryInput[], options: CandidateOptions | undefined): PreparedQuery[] {
+function prepareQueries(snapshot: Snapshot, queries: QueryInput[], options: CandidateOptions | undefined): PreparedQuery[] {
   const catalog = snapshotCatalog(snapshot);
   const prepared = queries.map((q): PreparedQuery => {
     const refused = refusalReason(q.query);

@@ -82,7 +82,7 @@ export interface WhatIfHook {
 
 export interface AnalyzeInput {
   /** Production connection string; used read-only, nothing is created or changed there. */
-  source: string;
+  connectionString: string;
   queries: QueryInput[];
   options?: AnalyzeOptions;
 }

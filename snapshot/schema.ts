@@ -4,10 +4,10 @@
 // indexes, views. The shadow still runs it in rounds until nothing more succeeds, and decides what
 // of it to rebuild at all (shadow/ddl.ts).
 import { escapeIdentifier, escapeLiteral } from '../gateway/index.js';
-import type { SourceDdl, SourceIndex, CatalogQuery, ReadFilter } from './types.js';
+import type { SnapshotDdl, SnapshotIndex, CatalogQuery, ReadFilter } from './types.js';
 import { allowedSchema, notFromExtension, schemaFilterParams, userSchema, type SchemaFilters } from '../shared/schema-filters.js';
 
-type DdlEntry = SourceDdl;
+type DdlEntry = SnapshotDdl;
 
 /** `AND <column> = ANY($n)` when filtered, with the array as parameter $n; nothing otherwise. */
 export function oidFilter(column: string, oids: number[] | undefined, params: unknown[]): string {
@@ -130,7 +130,7 @@ async function readTables(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntr
     const withOptions = options.length ? ` WITH (${options.join(', ')})` : '';
     const partition = r.partkey ? ` PARTITION BY ${r.partkey}` : '';
     ddl.push({ kind: 'table', name: String(r.name), sql: `CREATE TABLE ${r.name} (${r.columns})${partition}${withOptions}` });
-    // Attaching after creation keeps the column list the source has, whatever its history.
+    // Attaching after creation keeps the column list production has, whatever its history.
     const of = String(r.name);
     if (r.is_partition && r.parent) ddl.push({ kind: 'attach', name: of, of, sql: `ALTER TABLE ${r.parent} ATTACH PARTITION ${r.name} ${r.bound}` });
     else if (r.parent) ddl.push({ kind: 'attach', name: of, of, sql: `ALTER TABLE ${r.name} INHERIT ${r.parent}` });
@@ -160,7 +160,7 @@ async function readConstraints(q: CatalogQuery, filter?: ReadFilter): Promise<Dd
 }
 
 /** Valid indexes, as DDL and as the columns and predicate that tell whether one covers a candidate. */
-async function readIndexes(q: CatalogQuery, filter?: ReadFilter): Promise<{ ddl: DdlEntry[]; indexes: SourceIndex[] }> {
+async function readIndexes(q: CatalogQuery, filter?: ReadFilter): Promise<{ ddl: DdlEntry[]; indexes: SnapshotIndex[] }> {
   const params: unknown[] = [];
   const only = oidFilter('i.indrelid', filter?.relations, params);
   const rows = await q(`SELECT n.nspname AS schema, t.relname AS table, c.relname AS name, am.amname AS am, i.indisunique AS unique,
@@ -216,7 +216,7 @@ async function readViews(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry
  * with a filter, only those objects (schemas and extensions are always read whole: they are few).
  * A scoped read keeps every foreign key of its tables, `references` saying which table each needs.
  */
-export async function readSchemaDdl(q: CatalogQuery, filter?: ReadFilter, schemaFilters?: SchemaFilters): Promise<{ ddl: DdlEntry[]; indexes: SourceIndex[] }> {
+export async function readSchemaDdl(q: CatalogQuery, filter?: ReadFilter, schemaFilters?: SchemaFilters): Promise<{ ddl: DdlEntry[]; indexes: SnapshotIndex[] }> {
   const ddl = [
     ...(await readSchemas(q, schemaFilters)),
     ...(await readExtensions(q)),

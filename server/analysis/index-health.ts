@@ -5,7 +5,7 @@
 // the index marked invalid (advisor/hidden-indexes.ts). An index no catalog query's plan reads is
 // safe to drop as far as the catalog knows, without planning anything.
 import { and, desc, eq, isNotNull } from 'drizzle-orm';
-import { analyzeSnapshot, ShadowSlots, sharedShadowSlots, type DropTrial, type DropTrialResult, type QueryInput, type SourceSnapshot } from '../../advisor/index';
+import { analyzeSnapshot, ShadowSlots, sharedShadowSlots, type DropTrial, type DropTrialResult, type QueryInput, type Snapshot } from '../../advisor/index';
 import { readIndexHealth } from '../../analyzer/index-health';
 import { openGateway } from '../../gateway/index';
 import type { PlannedQuery } from '../../shared/analysis';
@@ -39,7 +39,7 @@ export async function readProductionIndexHealth(connectionString: string, schema
 export interface DropEffectsInput {
   health: IndexHealth;
   snapshotId: string;
-  snapshot: SourceSnapshot;
+  snapshot: Snapshot;
   /** The catalog's plans against that snapshot (production's schema, nothing hidden). */
   planned: PlannedQuery[];
   queries: readonly QueryInput[];

@@ -18,7 +18,7 @@ import type { RunningQueue } from '../queue/index';
 import { requireProductionConnections } from '../domain/connections';
 import { planCached } from '../verdict/cache';
 import { warmShadows } from '../verdict/shadows';
-import { currentSnapshot, type Snapshot } from '../verdict/snapshots';
+import { currentSnapshot, type StoredSnapshot } from '../verdict/snapshots';
 import { healthWithEffects, inputsOf, readIndexFindings, whatIfResult, type PlanningContext } from './what-if';
 import { toStatus } from './results';
 import { copyCostsToRuns } from './run-costs';
@@ -56,12 +56,12 @@ export interface AnalysisOptions {
  * The hidden indexes resolved against production's current snapshot (schema.name each), or a 400
  * naming every one that is no index there. Reads production when no fresh snapshot is stored.
  */
-async function resolveHidden(services: Services, environmentId: string, names: string[], source: string): Promise<string[]> {
-  let snapshot: Snapshot;
+async function resolveHidden(services: Services, environmentId: string, names: string[], connectionString: string): Promise<string[]> {
+  let snapshot: StoredSnapshot;
   try {
     snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000 });
   } catch (error) {
-    throw upstream(`Production could not be read to find hiddenIndexes: ${redactConnectionString(messageOf(error), source)}`);
+    throw upstream(`Production could not be read to find hiddenIndexes: ${redactConnectionString(messageOf(error), connectionString)}`);
   }
   const resolved = resolveIndexNames(snapshot.snapshot, names);
   if (resolved.problems.length) {
@@ -114,10 +114,10 @@ async function runAnalysisJob(services: Services, job: AnalysisJob): Promise<voi
   const [row] = await db.select({ status: analysisRuns.status }).from(analysisRuns).where(eq(analysisRuns.id, job.analysisId));
   // gone (its environment deleted) or finished by an earlier attempt that stopped before completing its job
   if (row?.status !== 'running') return;
-  let source: string;
+  let connectionString: string;
   let schemaFilters: SchemaFilters;
   try {
-    [{ connectionString: source, schemaFilters }] = await requireProductionConnections(db, services.secrets, job.environmentId, 'so its planner statistics can be used');
+    [{ connectionString, schemaFilters }] = await requireProductionConnections(db, services.secrets, job.environmentId, 'so its planner statistics can be used');
   } catch (error) {
     // removed since, or sealed under another SECRET_KEY: said on the analysis, not retried
     await db
@@ -128,7 +128,7 @@ async function runAnalysisJob(services: Services, job: AnalysisJob): Promise<voi
   }
   const slots = localSlots.get(job.analysisId);
   localSlots.delete(job.analysisId);
-  await runAnalysis(services, job.analysisId, job.environmentId, source, { budget: job.budget, hiddenIndexes: job.hiddenIndexes, slots, schemaFilters });
+  await runAnalysis(services, job.analysisId, job.environmentId, connectionString, { budget: job.budget, hiddenIndexes: job.hiddenIndexes, slots, schemaFilters });
 }
 
 async function readStatus(db: Db, id: string): Promise<AnalysisStatus> {
@@ -180,7 +180,7 @@ export async function startAnalysis(
   return { status, created: true };
 }
 
-async function runAnalysis(services: Services, id: string, environmentId: string, source: string, options: AnalysisOptions): Promise<void> {
+async function runAnalysis(services: Services, id: string, environmentId: string, connectionString: string, options: AnalysisOptions): Promise<void> {
   const { db } = services.store;
   let lastWrite = 0;
   let pending: Promise<unknown> = Promise.resolve();
@@ -201,7 +201,7 @@ async function runAnalysis(services: Services, id: string, environmentId: string
     const hidden = options.hiddenIndexes ?? [];
     // Read before the snapshot: reading one probes the extremes of B-tree-indexed columns, which
     // counts as scans of those indexes. A what-if analysis changes no index health.
-    const findings = hidden.length ? undefined : await readIndexFindings(source, options.schemaFilters);
+    const findings = hidden.length ? undefined : await readIndexFindings(connectionString, options.schemaFilters);
     let result: AnalysisResult = { queries: [], indexes: [], warnings: [] };
     let planning: PlanningContext | undefined;
     if (queries.length > 0) {
@@ -231,7 +231,7 @@ async function runAnalysis(services: Services, id: string, environmentId: string
     }
     if (findings) {
       report({ phase: 'index health', done: 0, total: 1 }, true);
-      result.indexHealth = await healthWithEffects(findings, planning, result.warnings, source);
+      result.indexHealth = await healthWithEffects(findings, planning, result.warnings, connectionString);
     }
     report({ phase: 'saving', done: queries.length, total: queries.length }, true);
     await pending;
@@ -239,7 +239,7 @@ async function runAnalysis(services: Services, id: string, environmentId: string
     await emitNewRecommendations(services, environmentId, id);
   } catch (error) {
     await pending;
-    const message = redactConnectionString(error instanceof Error ? error.message : String(error), source);
+    const message = redactConnectionString(error instanceof Error ? error.message : String(error), connectionString);
     await db
       .update(analysisRuns)
       .set({ status: 'failed', phase: 'failed', error: message, finishedAt: new Date() })

@@ -13,14 +13,14 @@ import type { SchemaFilters } from '../../shared/schema-filters';
 import type { Services } from '../services-type';
 import { planCached, type CachedPlan } from '../verdict/cache';
 import { warmShadows } from '../verdict/shadows';
-import type { Snapshot } from '../verdict/snapshots';
+import type { StoredSnapshot } from '../verdict/snapshots';
 import { readProductionIndexHealth, SLOWER_RATIO, withDropEffects } from './index-health';
 
 /** What an analysis planned: the catalog's queries and their plans against production's snapshot. */
 export interface PlanningContext {
   services: Services;
   environmentId: string;
-  snapshot: Snapshot;
+  snapshot: StoredSnapshot;
   queries: QueryInput[];
   planned: PlannedQuery[];
   slots?: ShadowSlots;
@@ -31,17 +31,17 @@ export const inputsOf = (queries: { hash: string; query: string; calls: number |
   queries.map((q) => ({ hash: q.hash, query: q.query, calls: q.calls ?? undefined }));
 
 /** Production's index health, or the error that kept it from being read (an analysis goes on without it). */
-export function readIndexFindings(source: string, schemaFilters?: SchemaFilters): Promise<IndexHealth | Error> {
-  return readProductionIndexHealth(source, schemaFilters).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+export function readIndexFindings(connectionString: string, schemaFilters?: SchemaFilters): Promise<IndexHealth | Error> {
+  return readProductionIndexHealth(connectionString, schemaFilters).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }
 
 /**
  * The findings with their drop effects, tried against the analysis's plans. Without plans (an
  * empty catalog) no catalog query reads any index. A read that failed is a warning.
  */
-export async function healthWithEffects(found: IndexHealth | Error, planning: PlanningContext | undefined, warnings: string[], source: string): Promise<IndexHealth | undefined> {
+export async function healthWithEffects(found: IndexHealth | Error, planning: PlanningContext | undefined, warnings: string[], connectionString: string): Promise<IndexHealth | undefined> {
   if (found instanceof Error) {
-    warnings.push(`Index health could not be read: ${redactConnectionString(found.message, source)}`);
+    warnings.push(`Index health could not be read: ${redactConnectionString(found.message, connectionString)}`);
     return undefined;
   }
   if (!planning) {

@@ -257,7 +257,7 @@ export const productionSnapshots = pgTable(
     readAt: timestamp('read_at', { withTimezone: true, mode: 'date' }).notNull(),
     // sha256 of the snapshot's JSON
     digest: text('digest').notNull(),
-    // the advisor's SourceSnapshot
+    // the advisor's Snapshot
     snapshot: jsonb('snapshot').$type<unknown>().notNull(),
   },
   (t) => [index('production_snapshots_environment_idx').on(t.environmentId, t.readAt.desc())],
