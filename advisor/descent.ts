@@ -17,7 +17,7 @@ import type { Snapshot } from '../snapshot/types.js';
 export function btreeHeights(snapshot: Snapshot): Map<string, number> {
   const out = new Map<string, number>();
   const pages = new Map(snapshot.relations.filter((r) => r.kind === 'i').map((r) => [`${r.schema}.${r.name}`, Math.max(r.blocks, r.relpages)]));
-  // the first of a column's own statistics, as columnSize (catalog.ts) reads it
+  // the first of a column's own statistics, as columnSize (table-map.ts) reads it
   const widths = new Map<string, number>();
   for (const s of snapshot.stats) {
     const key = JSON.stringify([s.schema, s.table, s.column]);

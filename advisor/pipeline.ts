@@ -4,7 +4,7 @@
 import type { PlannedQuery } from '../shared/analysis.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { candidateKey, candidateTarget, candidatesFor, type CandidateOptions } from './candidates.js';
-import { snapshotCatalog } from './catalog.js';
+import { tableMapOf } from './table-map.js';
 import { btreeHeights, descentCost } from './descent.js';
 import type { LiveCandidate } from './live-candidates.js';
 import { planObjectsReader } from './plan-objects.js';
@@ -125,13 +125,13 @@ export async function planSnapshot(whole: Snapshot, queries: QueryInput[], opts:
  * candidate reader cannot follow is still planned, with the parse error kept beside its plan.
  */
 function prepareQueries(snapshot: Snapshot, queries: QueryInput[], options: CandidateOptions | undefined): PreparedQuery[] {
-  const catalog = snapshotCatalog(snapshot);
+  const tables = tableMapOf(snapshot);
   const prepared = queries.map((q): PreparedQuery => {
     const refused = refusalReason(q.query);
     if (refused) return { candidates: [], error: refused, refused: true };
     try {
-      const usages = new UsageCollector(catalog).collect(q.query);
-      return { candidates: candidatesFor(usages, catalog, options), error: undefined, refused: false };
+      const usages = new UsageCollector(tables).collect(q.query);
+      return { candidates: candidatesFor(usages, tables, options), error: undefined, refused: false };
     } catch (e) {
       return { candidates: [], error: `parse: ${(e as Error).message}`, refused: false };
     }

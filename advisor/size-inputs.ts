@@ -2,7 +2,7 @@
 // planner has them (pg_stats of the table, not inherited ones), the type's storage, and for an
 // index production describes (a CI run's schema adds it), its uniqueness, fillfactor and expression
 // keys. Looked up through maps built once: a whole schema holds tens of thousands of statistics.
-import { columnSize } from './catalog.js';
+import { columnSize } from './table-map.js';
 import { correctedDistinct } from './size-distinct.js';
 import { TEXT_TYPES, baseTypeName, typeLayout, type ColumnSize } from './sizing-tuple.js';
 import type { IndexShape } from './index-shape.js';

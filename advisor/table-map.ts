@@ -1,6 +1,7 @@
-// What the advisor knows of production's tables while it reads a query: which names resolve to a
-// table (as the application's search_path would), its columns, and how many distinct values a
-// column holds. Built from a snapshot here; the unit tests build a small one by hand.
+// The table map: what the advisor knows of production's tables while it reads a query (which
+// names resolve to a table, as the application's search_path would; its columns; how many
+// distinct values a column holds). Built from a snapshot here; the unit tests build a small one
+// by hand. Not the query catalog, nor PostgreSQL's system catalogs.
 import type { SnapshotColumnStats, Snapshot } from '../snapshot/types.js';
 
 export interface TableName {
@@ -14,7 +15,7 @@ export interface ColumnInfo {
   category: string;
 }
 
-export interface Catalog {
+export interface TableMap {
   /** Resolves a name as the query's search_path would; undefined for views, CTEs and unknown names. */
   resolve(schema: string | undefined, name: string): TableName | undefined;
   columns(table: TableName): Map<string, ColumnInfo> | undefined;
@@ -36,7 +37,7 @@ function splitQualified(qualified: string): [string, string] | undefined {
 const distinctValues = (nDistinct: number, rows: number) => (nDistinct < 0 ? -nDistinct * Math.max(rows, 1) : nDistinct);
 
 /** Tables, materialized views and partitioned tables of the snapshot: what an index can be built on. */
-export function snapshotCatalog(snapshot: Snapshot): Catalog {
+export function tableMapOf(snapshot: Snapshot): TableMap {
   const tables = new Map<string, Map<string, ColumnInfo>>();
   const kinds = new Map(snapshot.relations.map((r) => [`${r.schema}.${r.name}`, r]));
   for (const c of snapshot.columns) {
