@@ -34,7 +34,7 @@ export { embeddedBinaries, serverUser, startKeptCluster, type KeptCluster } from
 export { ShadowBusyError } from '../shadow/busy.js';
 export { ShadowSlots, sharedShadowSlots, shadowLimitsFromEnv, type ShadowLimits } from '../shadow/slots.js';
 export { hiddenStatisticsWarnings } from './hidden-statistics.js';
-export { resolveIndexNames, withoutIndexes, type DropTrial, type DropTrialResult, type ResolvedIndexes } from './hidden-indexes.js';
+export { resolveIndexNames, withoutIndexes, type WhatIfDrop, type WhatIfDropResult, type ResolvedIndexes } from './what-if-drops.js';
 export type { AnalysisResult, AnalysisProgress, AnalyzeOptions, WhatIf, WhatIfHook, AnalyzeInput } from './types.js';
 
 /**
@@ -62,9 +62,9 @@ async function readAndAnalyze(input: AnalyzeInput): Promise<AnalysisResult> {
   progress({ phase: 'snapshot', done: 0, total: 1 });
   // Only what the queries need (snapshot/scope.ts), unless the whole schema is to be rebuilt.
   await loadParser();
-  const texts = [...input.queries, ...(opts.dropTrials ?? []).flatMap((t) => t.queries)].map((q) => q.query).filter((sql) => !refusalReason(sql));
-  const trialTables = (opts.dropTrials ?? []).map((t) => ({ schema: t.schema, name: t.name }));
-  const scope = opts.fullShadow ? undefined : { names: queryRefs(texts), ...(trialTables.length && { indexes: trialTables }) };
+  const texts = [...input.queries, ...(opts.whatIfDrops ?? []).flatMap((t) => t.queries)].map((q) => q.query).filter((sql) => !refusalReason(sql));
+  const dropTables = (opts.whatIfDrops ?? []).map((t) => ({ schema: t.schema, name: t.name }));
+  const scope = opts.fullShadow ? undefined : { names: queryRefs(texts), ...(dropTables.length && { indexes: dropTables }) };
   // Through the gateway: read-only transactions, pinned search_path, timeouts, the marker.
   const snapshot = await readSnapshot(input.connectionString, { statementTimeoutMs: opts.statementTimeoutMs, ...(scope && { scope }) });
   progress({ phase: 'snapshot', done: 1, total: 1 });

@@ -33,7 +33,7 @@ interface AnalysisResult {
   warnings: string[];
   /** Production's index health with drop effects; absent when it could not be read (a warning says why), or in a what-if analysis. */
   indexHealth?: IndexHealth;
-  /** A what-if analysis: what planning without the hidden indexes cost the catalog. */
+  /** A what-if analysis: what planning without the dropped indexes cost the catalog. */
   hiddenEffect?: DropEffect;
 }
 
@@ -53,10 +53,10 @@ export interface AnalysisOptions {
 }
 
 /**
- * The hidden indexes resolved against production's current snapshot (schema.name each), or a 400
+ * The indexes a what-if analysis drops (hiddenIndexes), resolved against production's current snapshot (schema.name each), or a 400
  * naming every one that is no index there. Reads production when no fresh snapshot is stored.
  */
-async function resolveHidden(services: Services, environmentId: string, names: string[], connectionString: string): Promise<string[]> {
+async function resolveDropped(services: Services, environmentId: string, names: string[], connectionString: string): Promise<string[]> {
   let snapshot: StoredSnapshot;
   try {
     snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000 });
@@ -148,7 +148,7 @@ export async function startAnalysis(
 ): Promise<{ status: AnalysisStatus; created: boolean }> {
   const { db } = services.store;
   const [production] = await requireProductionConnections(db, services.secrets, environmentId, 'so its planner statistics can be used');
-  const hiddenIndexes = options.hiddenIndexes?.length ? await resolveHidden(services, environmentId, options.hiddenIndexes, production.connectionString) : [];
+  const hiddenIndexes = options.hiddenIndexes?.length ? await resolveDropped(services, environmentId, options.hiddenIndexes, production.connectionString) : [];
   const id = newId('an');
   try {
     await db.insert(analysisRuns).values({ id, environmentId, status: 'running', connectionLabel: production.label, hiddenIndexes });
@@ -198,10 +198,10 @@ async function runAnalysis(services: Services, id: string, environmentId: string
       .select({ hash: catalogQueries.hash, query: catalogQueries.query, calls: catalogQueries.productionCalls })
       .from(catalogQueries)
       .where(eq(catalogQueries.environmentId, environmentId));
-    const hidden = options.hiddenIndexes ?? [];
+    const dropped = options.hiddenIndexes ?? [];
     // Read before the snapshot: reading one probes the extremes of B-tree-indexed columns, which
     // counts as scans of those indexes. A what-if analysis changes no index health.
-    const findings = hidden.length ? undefined : await readIndexFindings(connectionString, options.schemaFilters);
+    const findings = dropped.length ? undefined : await readIndexFindings(connectionString, options.schemaFilters);
     let result: AnalysisResult = { queries: [], indexes: [], warnings: [] };
     let planning: PlanningContext | undefined;
     if (queries.length > 0) {
@@ -227,7 +227,7 @@ async function runAnalysis(services: Services, id: string, environmentId: string
       // The ranking weighs every cached recommendation by the catalog's production calls (planCached did).
       result = { queries: planned, ...chooseIndexes(planned, options.budget), warnings: cached.warnings };
       planning = { services, environmentId, snapshot, queries: inputsOf(queries), planned, slots: options.slots, budget: options.budget };
-      if (hidden.length) result = await whatIfResult({ ...planning, hidden, onProgress: (done, total) => report({ phase: 'queries', done, total }) });
+      if (dropped.length) result = await whatIfResult({ ...planning, dropped, onProgress: (done, total) => report({ phase: 'queries', done, total }) });
     }
     if (findings) {
       report({ phase: 'index health', done: 0, total: 1 }, true);
@@ -235,7 +235,7 @@ async function runAnalysis(services: Services, id: string, environmentId: string
     }
     report({ phase: 'saving', done: queries.length, total: queries.length }, true);
     await pending;
-    await saveResults(db, id, environmentId, result, hidden.length > 0);
+    await saveResults(db, id, environmentId, result, dropped.length > 0);
     await emitNewRecommendations(services, environmentId, id);
   } catch (error) {
     await pending;

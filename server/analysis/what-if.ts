@@ -58,18 +58,19 @@ export async function healthWithEffects(found: IndexHealth | Error, planning: Pl
   });
 }
 
-/** The catalog planned without `hidden` (schema.name each, resolved when the analysis started). */
+/** The catalog planned without `dropped` (schema.name each, resolved when the analysis started). */
 export async function whatIfResult(
-  input: PlanningContext & { hidden: string[]; onProgress?: (done: number, total: number) => void },
+  input: PlanningContext & { dropped: string[]; onProgress?: (done: number, total: number) => void },
 ): Promise<{ queries: PlannedQuery[]; warnings: string[]; hiddenEffect: DropEffect } & ReturnType<typeof chooseIndexes>> {
   const { snapshot } = input;
-  const resolved = resolveIndexNames(snapshot.snapshot, input.hidden);
+  const resolved = resolveIndexNames(snapshot.snapshot, input.dropped);
   if (resolved.problems.length) throw new Error(`The hidden indexes are no longer in production: ${resolved.problems.map((p) => p.message).join(' ')}`);
   const without = await planCached(input.services.store.db, {
     environmentId: input.environmentId,
     snapshotId: snapshot.id,
     snapshot: withoutIndexes(snapshot.snapshot, resolved.indexes),
-    digest: `hidden:${createHash('sha256').update([...input.hidden].sort().join('\n')).digest('hex')}`,
+    // The cache key keeps its "hidden:" prefix: plans cached under it stay valid.
+    digest: `hidden:${createHash('sha256').update([...input.dropped].sort().join('\n')).digest('hex')}`,
     queries: input.queries,
     withPlans: true,
     shadows: warmShadows(input.services.config),
@@ -81,7 +82,7 @@ export async function whatIfResult(
     queries: planned,
     ...chooseIndexes(planned, input.budget),
     warnings: without.warnings,
-    hiddenEffect: hiddenEffectOf(input.planned, planned, input.hidden),
+    hiddenEffect: dropEffectOf(input.planned, planned, input.dropped),
   };
 }
 
@@ -94,8 +95,8 @@ function plansOf(queries: { hash: string }[], plans: Map<string, CachedPlan>): P
   });
 }
 
-/** Every query dearer by more than SLOWER_RATIO without the hidden indexes; queriesUsing counts the production plans that read one. */
-function hiddenEffectOf(before: PlannedQuery[], after: PlannedQuery[], hidden: string[]): DropEffect {
+/** Every query dearer by more than SLOWER_RATIO without the dropped indexes; queriesUsing counts the production plans that read one. */
+function dropEffectOf(before: PlannedQuery[], after: PlannedQuery[], dropped: string[]): DropEffect {
   const afterByHash = new Map(after.map((q) => [q.hash, q]));
   const slower = before.flatMap((q) => {
     const a = afterByHash.get(q.hash);
@@ -103,6 +104,6 @@ function hiddenEffectOf(before: PlannedQuery[], after: PlannedQuery[], hidden: s
     return [{ hash: q.hash, costBefore: q.cost, costAfter: a.cost }];
   });
   slower.sort((a, b) => b.costAfter - b.costBefore - (a.costAfter - a.costBefore));
-  const queriesUsing = before.filter((q) => q.indexesUsed.some((i) => hidden.includes(i))).length;
+  const queriesUsing = before.filter((q) => q.indexesUsed.some((i) => dropped.includes(i))).length;
   return { queriesUsing, slower, safeToDrop: slower.length === 0, error: null };
 }

@@ -1,12 +1,13 @@
 // "What if this index were dropped", answered in the shadow only; production is never touched.
 // Two ways, for two questions:
-// - hiddenIndexes of an analysis: the indexes are taken out of the snapshot before the shadow is
-//   built (withoutIndexes), as a CI run's schema drops one (run-schema.ts): the shadow never has
-//   them, so every query is planned, and candidates are chosen, as after a real DROP INDEX.
-// - the drop effect of one index on the queries that use it (tryDrops): in a shadow already built,
-//   each query is planned with the index and then with it marked invalid inside a transaction that
-//   is rolled back (the planner skips an index with indisvalid false, as it skips candidates). One
-//   shadow serves every index tried, so an analysis can try each index index health lists.
+// - a what-if analysis (the API's hiddenIndexes): the indexes are taken out of the snapshot before
+//   the shadow is built (withoutIndexes), as a CI run's schema drops one (run-schema.ts): the shadow
+//   never has them, so every query is planned, and candidates are chosen, as after a real DROP INDEX.
+// - a what-if drop of one index, whose outcome is its drop effect on the queries that use it
+//   (planWhatIfDrops): in a shadow already built, each query is planned with the index and then
+//   with it marked invalid inside a transaction that is rolled back (the planner skips an index
+//   with indisvalid false, as it skips candidates). One shadow serves every index tried, so an
+//   analysis can try each index index health lists.
 import { loadParser } from '../shared/sql-fingerprint.js';
 import type { PlanNode } from '../shared/plan.js';
 import { dropIndex } from './run-schema.js';
@@ -88,13 +89,13 @@ export function withoutIndexes(snapshot: Snapshot, indexes: readonly SnapshotInd
 }
 
 /** An index to try dropping, and the queries whose plans read it. */
-export interface DropTrial {
+export interface WhatIfDrop {
   schema: string;
   name: string;
   queries: QueryInput[];
 }
 
-export interface DropTrialResult {
+export interface WhatIfDropResult {
   schema: string;
   name: string;
   /** Per query planned: its cost with the index and without it. */
@@ -103,36 +104,36 @@ export interface DropTrialResult {
   error: string | null;
 }
 
-/** Plans each trial's queries with and without its index in a built shadow (see the top of this file). */
-export async function tryDrops(session: ShadowSession, trials: readonly DropTrial[], costOf: (plan: PlanNode) => number): Promise<DropTrialResult[]> {
+/** Plans each what-if drop's queries with and without its index in a built shadow (see the top of this file). */
+export async function planWhatIfDrops(session: ShadowSession, drops: readonly WhatIfDrop[], costOf: (plan: PlanNode) => number): Promise<WhatIfDropResult[]> {
   await loadParser(); // the statement gate parses with libpg_query
-  const results: DropTrialResult[] = [];
-  for (const trial of trials) {
-    const oids = await indexTreeOids(session, trial.schema, trial.name);
+  const results: WhatIfDropResult[] = [];
+  for (const drop of drops) {
+    const oids = await indexTreeOids(session, drop.schema, drop.name);
     if (oids.length === 0) {
-      results.push({ schema: trial.schema, name: trial.name, queries: [], error: 'Not in the shadow: the production snapshot the analysis planned on does not have it.' });
+      results.push({ schema: drop.schema, name: drop.name, queries: [], error: 'Not in the shadow: the production snapshot the analysis planned on does not have it.' });
       continue;
     }
-    const queries: DropTrialResult['queries'] = [];
-    for (const q of trial.queries) {
+    const queries: WhatIfDropResult['queries'] = [];
+    for (const q of drop.queries) {
       try {
-        const before = costOf(await explainHiding(session, q.query, []));
-        const after = costOf(await explainHiding(session, q.query, oids));
+        const before = costOf(await explainWithout(session, q.query, []));
+        const after = costOf(await explainWithout(session, q.query, oids));
         queries.push({ hash: q.hash, costBefore: before, costAfter: after });
       } catch {
         // A query that does not plan in the shadow planned with no cost either: nothing to compare.
       }
     }
-    results.push({ schema: trial.schema, name: trial.name, queries, error: null });
+    results.push({ schema: drop.schema, name: drop.name, queries, error: null });
   }
   return results;
 }
 
 /** EXPLAIN with these indexes marked invalid, rolled back. */
-async function explainHiding(session: ShadowSession, sql: string, hidden: number[]): Promise<PlanNode> {
+async function explainWithout(session: ShadowSession, sql: string, indexOids: number[]): Promise<PlanNode> {
   await session.query('BEGIN');
   try {
-    if (hidden.length) await session.query(`SELECT ${SET_INDEXES_VALID}($1::oid[], false)`, [hidden]);
+    if (indexOids.length) await session.query(`SELECT ${SET_INDEXES_VALID}($1::oid[], false)`, [indexOids]);
     return await session.explain(sql);
   } finally {
     await session.query('ROLLBACK');
