@@ -1,7 +1,7 @@
 // "Analyze" for an environment: a background job that plans every catalog query with the
 // statistics of the environment's production connection (advisor/) and stores plans, costs and
 // index recommendations. The production database is only read; see docs/analysis.md. Plans come
-// through the analysis cache the CI verdicts use (verdict/cache.ts): against the current production
+// through the plan cache the CI verdicts use (verdict/cache.ts): against the current production
 // snapshot, only queries not planned on it yet are planned again.
 import { and, eq, sql } from 'drizzle-orm';
 import { chooseIndexes, resolveIndexNames, type ShadowSlots } from '../../advisor/index';

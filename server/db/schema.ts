@@ -264,7 +264,7 @@ export const productionSnapshots = pgTable(
 );
 
 /**
- * The analysis cache: one query planned on one snapshot with one set of schema differences applied
+ * The plan cache: one query planned on one snapshot with one set of schema differences applied
  * (`schema_digest` '' for production's own schema), so a query is never planned twice against it.
  */
 export const queryPlans = pgTable(

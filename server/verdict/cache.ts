@@ -1,4 +1,4 @@
-// The analysis cache: a query's plan, cost and recommendations against one production snapshot
+// The plan cache: a query's plan, cost and recommendations against one production snapshot
 // with one set of schema differences applied (digest '' for production's own schema). A query's
 // plan and cost do not depend on the other queries planned with it, so results are cached per
 // query hash and only the misses are planned. Its recommendations and alternatives may also use

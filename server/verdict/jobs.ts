@@ -1,7 +1,7 @@
 // The background analysis behind a CI run's verdict, queued (server/queue/) when a run of a linked
 // repository is stored and run by whichever server process takes the job. It plans the run's
 // queries on production's current snapshot with the run's own schema differences applied, and its baseline's queries on the same snapshot with the baseline's schema,
-// through the analysis cache (cache.ts): only queries never planned against that snapshot and
+// through the plan cache (cache.ts): only queries never planned against that snapshot and
 // schema cost anything. What it stores (ci_run_analyses, ci_run_query_plans) is judged on read
 // (read.ts, evaluate.ts), so acknowledgements and policy changes apply without re-planning.
 import { and, eq, sql } from 'drizzle-orm';
