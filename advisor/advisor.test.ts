@@ -22,19 +22,19 @@ const QUERIES = {
   partitioned: `SELECT sum(amount) FROM ledger WHERE customer_id = $1`,
 };
 
-/** What a write would change: tuple counters, the catalog, and the transaction id counter. */
+/** What a write would change: tuple counters, the system catalogs, and the transaction id counter. */
 async function productionFootprint() {
   await production.query('SELECT pg_sleep(0.6)'); // let exited backends' statistics reach shared memory
   const stats = await production.query(
     `SELECT pg_stat_clear_snapshot(), tup_inserted, tup_updated, tup_deleted FROM pg_stat_database WHERE datname = current_database()`,
   );
-  const catalog = await production.query(
+  const systemCatalogs = await production.query(
     `SELECT md5(string_agg(c.oid || c.relname || c.relpages || c.reltuples || c.relallvisible, ',' ORDER BY c.oid)) AS classes,
             (SELECT count(*) FROM pg_statistic) AS statistics, (SELECT count(*) FROM pg_index) AS indexes,
             pg_snapshot_xmax(pg_current_snapshot())::text AS next_xid
      FROM pg_class c`,
   );
-  return { ...stats.rows[0], ...catalog.rows[0] };
+  return { ...stats.rows[0], ...systemCatalogs.rows[0] };
 }
 
 beforeAll(async () => {
@@ -134,7 +134,7 @@ describe('recommendations', () => {
 });
 
 describe('production database', () => {
-  it('is left untouched: no tuple written, catalog and transaction counter unchanged', () => {
+  it('is left untouched: no tuple written, system catalogs and transaction counter unchanged', () => {
     expect(afterAnalysis).toEqual(before);
   });
 });

@@ -5,7 +5,7 @@
 // statistics (statistics.ts), relation files at production's length (relation-files.ts), and
 // EXPLAIN with chosen indexes (explain.ts).
 // Our own catalog queries name pg_catalog explicitly: the session's search_path is production's,
-// and a production table called pg_class must not stand in for the catalog.
+// and a production table called pg_class must not stand in for the system catalog.
 import pg from 'pg';
 import type { SnapshotDdl, SnapshotIndex, Snapshot } from '../snapshot/types.js';
 import { loadParser } from '../shared/sql-fingerprint.js';

@@ -4,7 +4,7 @@
 // ONLY transaction with a timeout, and only PostgreSQL's own objects are named unqualified.
 import { openGateway, type ReadOnlyTransaction } from '../gateway/index.js';
 import { readSchemaDdl } from './schema.js';
-import type { CatalogQuery, ReadFilter, ReadSnapshotOptions, Row, Snapshot } from './types.js';
+import type { SystemCatalogQuery, ReadFilter, ReadSnapshotOptions, Row, Snapshot } from './types.js';
 import { scopedObjects, wholeGraph } from './scope.js';
 import { readColumns, readEndpoints, readHiddenStatistics, readRelations, readServerFacts, readSettings, readStats } from './stats.js';
 import { readTableWrites } from './writes.js';
@@ -31,7 +31,7 @@ export async function readSnapshot(connectionString: string, options: ReadSnapsh
 
 /** Reads a snapshot of schema, sizes and statistics inside one read-only transaction. */
 async function readInTransaction(tx: ReadOnlyTransaction, options: ReadSnapshotOptions): Promise<Snapshot> {
-  const q: CatalogQuery = (sql, params) => tx.rows<Row>(sql, params ?? []);
+  const q: SystemCatalogQuery = (sql, params) => tx.rows<Row>(sql, params ?? []);
   const server = await readServerFacts(q);
   const filters = hasSchemaFilters(options.schemaFilters) ? options.schemaFilters : undefined;
   // With schema filters every reader is scoped to the allowed schemas' objects, by oid.
@@ -61,7 +61,7 @@ async function readInTransaction(tx: ReadOnlyTransaction, options: ReadSnapshotO
  * What every snapshot reads of the objects `filter` allows (all of them without one): schema,
  * sizes, column statistics, extremes and write rates, in this order in the one transaction.
  */
-async function readObjects(tx: ReadOnlyTransaction, q: CatalogQuery, filter: ReadFilter | undefined, filters: SchemaFilters | undefined, statementTimeoutMs?: number) {
+async function readObjects(tx: ReadOnlyTransaction, q: SystemCatalogQuery, filter: ReadFilter | undefined, filters: SchemaFilters | undefined, statementTimeoutMs?: number) {
   const { ddl, indexes } = await readSchemaDdl(q, filter, filters);
   const relations = await readRelations(q, filter);
   const stats = await readStats(tx, relations, filter ? relations : undefined, statementTimeoutMs);

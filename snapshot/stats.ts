@@ -5,7 +5,7 @@
 import { escapeIdentifier, readThroughColumnStatsHelper, type ReadOnlyTransaction } from '../gateway/index.js';
 import { notFromExtension, userSchema } from '../shared/schema-filters.js';
 import { oidFilter } from './schema.js';
-import type { CatalogQuery, ReadFilter, Row, SnapshotColumn, SnapshotColumnStats, SnapshotEndpoint, SnapshotHiddenStatistics, SnapshotRelation, Snapshot } from './types.js';
+import type { SystemCatalogQuery, ReadFilter, Row, SnapshotColumn, SnapshotColumnStats, SnapshotEndpoint, SnapshotHiddenStatistics, SnapshotRelation, Snapshot } from './types.js';
 
 // The search_path the application's sessions start with, to resolve the unqualified names of its
 // queries. Ours is pinned to pg_catalog, so it is worked out as PostgreSQL would: the most specific
@@ -22,7 +22,7 @@ const APPLICATION_SEARCH_PATH = `coalesce(
   (SELECT boot_val FROM pg_catalog.pg_settings WHERE name = 'search_path'))`;
 
 /** Version, application search_path, block size and collation of production. */
-export async function readServerFacts(q: CatalogQuery): Promise<Pick<Snapshot, 'serverVersionNum' | 'searchPath' | 'blockSize' | 'locale'>> {
+export async function readServerFacts(q: SystemCatalogQuery): Promise<Pick<Snapshot, 'serverVersionNum' | 'searchPath' | 'blockSize' | 'locale'>> {
   const [meta] = await q(`SELECT current_setting('server_version_num')::int AS v, ${APPLICATION_SEARCH_PATH} AS sp, current_setting('block_size')::int AS bs,
     (SELECT datcollate FROM pg_catalog.pg_database WHERE datname = current_database()) AS collate, (SELECT datctype FROM pg_catalog.pg_database WHERE datname = current_database()) AS ctype`);
   return {
@@ -34,7 +34,7 @@ export async function readServerFacts(q: CatalogQuery): Promise<Pick<Snapshot, '
 }
 
 /** Settings that change plans or costs; only ones a session may SET are replayed. */
-export async function readSettings(q: CatalogQuery): Promise<Record<string, string>> {
+export async function readSettings(q: SystemCatalogQuery): Promise<Record<string, string>> {
   const rows = await q(`SELECT name, setting FROM pg_catalog.pg_settings
              WHERE (category OPERATOR(pg_catalog.~~) 'Query Tuning%' OR name IN ('work_mem', 'hash_mem_multiplier', 'max_parallel_workers',
                     'effective_io_concurrency', 'maintenance_io_concurrency', 'jit'))
@@ -43,7 +43,7 @@ export async function readSettings(q: CatalogQuery): Promise<Record<string, stri
 }
 
 /** Sizes of tables, materialized views, foreign tables and indexes: pg_class's and the physical one. With a filter: those tables and their indexes. */
-export async function readRelations(q: CatalogQuery, filter?: ReadFilter): Promise<SnapshotRelation[]> {
+export async function readRelations(q: SystemCatalogQuery, filter?: ReadFilter): Promise<SnapshotRelation[]> {
   const params: unknown[] = [];
   let only = '';
   if (filter) {
@@ -67,7 +67,7 @@ export async function readRelations(q: CatalogQuery, filter?: ReadFilter): Promi
 }
 
 /** Columns of tables and views, with their type and its category. */
-export async function readColumns(q: CatalogQuery, filter?: ReadFilter): Promise<SnapshotColumn[]> {
+export async function readColumns(q: SystemCatalogQuery, filter?: ReadFilter): Promise<SnapshotColumn[]> {
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
   const rows = await q(`SELECT n.nspname AS schema, c.relname AS table, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
@@ -116,7 +116,7 @@ export async function readStats(
   only?: { schema: string; name: string }[],
   statementTimeoutMs?: number,
 ): Promise<SnapshotColumnStats[]> {
-  const q: CatalogQuery = (sql, params) => tx.rows<Row>(sql, params ?? []);
+  const q: SystemCatalogQuery = (sql, params) => tx.rows<Row>(sql, params ?? []);
   const statsColumns = (await q(`SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = 'pg_catalog.pg_stats'::pg_catalog.regclass AND attnum > 0`)).map((r) => String(r.attname));
   const fields = STATS_FIELDS.filter((f) => statsColumns.includes(f));
   const params: unknown[] = [];
@@ -166,7 +166,7 @@ function fieldValue(value: unknown, text: boolean): string | number | null {
  * ever had any: 'never_analyzed' when pg_class counts no rows yet (-1) and no ANALYZE is recorded,
  * which production plans with the same defaults.
  */
-export async function readHiddenStatistics(q: CatalogQuery, stats: readonly SnapshotColumnStats[], filter?: ReadFilter): Promise<SnapshotHiddenStatistics[]> {
+export async function readHiddenStatistics(q: SystemCatalogQuery, stats: readonly SnapshotColumnStats[], filter?: ReadFilter): Promise<SnapshotHiddenStatistics[]> {
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
   const rows = await q(`SELECT n.nspname AS schema, c.relname AS table, pg_catalog.array_agg(a.attname::text ORDER BY a.attnum) AS columns,

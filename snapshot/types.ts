@@ -183,8 +183,8 @@ export interface ReadSnapshotOptions {
 
 export type Row = Record<string, unknown>;
 
-/** Runs one catalog query of the snapshot's read-only transaction. */
-export type CatalogQuery = (sql: string, params?: unknown[]) => Promise<Row[]>;
+/** Runs one query on PostgreSQL's system catalogs in the snapshot's read-only transaction. */
+export type SystemCatalogQuery = (sql: string, params?: unknown[]) => Promise<Row[]>;
 
 /**
  * The objects a read scoped to some queries is limited to, by oid (scope.ts); a reader
