@@ -22,7 +22,7 @@ import type {
   View,
 } from '../shared/analyzer-schema';
 import type { IndexHealthEntry } from '../shared/index-health';
-import { groupBy } from '../shared/collections';
+import { groupBy, mapLimit } from '../shared/collections';
 import type { SchemaFilters } from '../shared/schema-filters';
 import { messageOf, type Gateway, type ReadOnlyTransaction } from '../gateway/index';
 import { columnStatsOf, type ColumnStatsRow } from './catalog/column-stats.sql';
@@ -34,7 +34,7 @@ import type { IndexFactsRow } from './catalog/index-health.sql';
 import { listExtensionRelations } from './catalog/extension-relations.sql';
 import { listFunctionOids, listNamespaces, listRelations, listTypeOids, type NamespaceRow } from './catalog/plan.sql';
 import { listSampleColumns, type SampleColumnRow } from './catalog/sample-columns.sql';
-import { sampleRows } from './catalog/sample-rows.sql';
+import { sampleTable } from './catalog/sample-rows.sql';
 import { sequencesOf } from './catalog/sequences.sql';
 import { tableStatsOf, type TableStatsRow } from './catalog/table-stats.sql';
 import { tablesOf } from './catalog/tables.sql';
@@ -420,20 +420,6 @@ function read(chunk: Chunk, options: ChunkOptions) {
   };
 }
 
-/** Runs `work` over `items` with at most `limit` in flight, keeping the input order. */
-export async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 /** How many more tables may be sampled, and what was left out; shared by the chunks of one sync, in order. */
 export interface SampleBudget {
   limit: number;
@@ -485,11 +471,7 @@ export async function sampleTables(db: Gateway, read: ChunkRead, budget: SampleB
     async ({ t, plan }): Promise<Result<SampleRow[]>> => {
       if (plan !== 'sample') return plan;
       if (failed || !(columnsByTable instanceof Map)) return failed!;
-      try {
-        return { type: 'ok', value: await sampleRows(db, t.table.schema, t.table.name, columnsByTable.get(t.oid) ?? [], sampleRowCount) };
-      } catch (error) {
-        return { type: 'error', error: messageOf(error) };
-      }
+      return sampleTable(db, t.table, columnsByTable.get(t.oid) ?? [], sampleRowCount);
     },
   );
   return read.tables.map((t, i) => ({ ...t.table, sampleRows: samples[i]! }));

@@ -3,7 +3,7 @@
 // The sync as it was before it read in chunks (chunks.ts): kept for reference-sync.ts, which the
 // streamed sync is tested and benchmarked against.
 import type { Column, ColumnStats, DatabaseSchema, Result, SampleRow, Table, TableStats } from '../shared/analyzer-schema';
-import { groupBy } from '../shared/collections';
+import { groupBy, mapLimit } from '../shared/collections';
 import { listColumnStats, type ColumnStatsRow } from './catalog/column-stats.sql';
 import { listColumns, type ColumnRow } from './catalog/columns.sql';
 import { listConstraints } from './catalog/constraints.sql';
@@ -11,7 +11,7 @@ import { listExtensions } from './catalog/extensions.sql';
 import { listFunctions } from './catalog/functions.sql';
 import { listIndexes } from './catalog/indexes.sql';
 import { listSampleColumns, type SampleColumnRow } from './catalog/sample-columns.sql';
-import { sampleRows } from './catalog/sample-rows.sql';
+import { sampleTable } from './catalog/sample-rows.sql';
 import { listSchemas } from './catalog/schemas.sql';
 import { listSequences } from './catalog/sequences.sql';
 import { listTableStats, type TableStatsRow } from './catalog/table-stats.sql';
@@ -28,20 +28,6 @@ interface SchemaOptions {
   sampleConcurrency: number;
   /** Beyond this many non-empty tables, the rest are not sampled (one statement each). */
   maxSampledTables: number;
-}
-
-/** Runs `work` over `items` with at most `limit` in flight, keeping the input order. */
-async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 /** Statistics and samples are extras: when one cannot be read, the schema still comes back, with a warning. */
@@ -166,11 +152,7 @@ async function sampleTables(
     options.sampleConcurrency,
     async ({ table, plan }): Promise<Result<SampleRow[]>> => {
       if (plan !== 'sample') return plan;
-      try {
-        return { type: 'ok', value: await sampleRows(db, table.schema, table.name, columnsByTable.get(table.oid) ?? [], options.sampleRows) };
-      } catch (error) {
-        return { type: 'error', error: messageOf(error) };
-      }
+      return sampleTable(db, table, columnsByTable.get(table.oid) ?? [], options.sampleRows);
     },
   );
 }
