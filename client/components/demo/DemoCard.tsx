@@ -2,7 +2,7 @@
 // makes them (polled every second); once ready, links to what it made, its schema, and Remove.
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { ConfirmDialog } from '../ConfirmDialog';
+import { ConfirmDialog, mutationDialog } from '../ConfirmDialog';
 import { useMe } from '../../hooks/useMe';
 import { messageOf } from '../../lib/errors';
 import { useSync } from '../../sync-context';
@@ -92,12 +92,7 @@ function ReadyActions({ status }: { status: DemoStatus }) {
           confirmLabel="Remove demo"
           pendingLabel="Removing…"
           onConfirm={() => remove.mutate({})}
-          onCancel={() => {
-            setConfirming(false);
-            remove.reset();
-          }}
-          pending={remove.isPending}
-          error={remove.isError ? messageOf(remove.error) : undefined}
+          {...mutationDialog(remove, () => setConfirming(false))}
         >
           <p>
             This stops the demo’s PostgreSQL and deletes its data folder, the <strong>Pagila demo</strong> environment with its catalog, and its CI runs.
