@@ -7,7 +7,6 @@
 // Chunks follow the order of the sync's lists, so their rows, concatenated, are those lists.
 import type {
   Column,
-  ColumnStats,
   Constraint,
   DbFunction,
   DisabledIndex,
@@ -16,7 +15,6 @@ import type {
   SampleRow,
   Sequence,
   Table,
-  TableStats,
   Trigger,
   Types,
   View,
@@ -25,7 +23,7 @@ import type { IndexHealthEntry } from '../shared/index-health';
 import { groupBy, mapLimit } from '../shared/collections';
 import type { SchemaFilters } from '../shared/schema-filters';
 import { messageOf, type Gateway, type ReadOnlyTransaction } from '../gateway/index';
-import { columnStatsOf, type ColumnStatsRow } from './catalog/column-stats.sql';
+import { columnStatsOf, toColumnStats, type ColumnStatsRow } from './catalog/column-stats.sql';
 import { columnsOf, type ColumnRow } from './catalog/columns.sql';
 import { constraintsOf } from './catalog/constraints.sql';
 import { functionsById } from './catalog/functions.sql';
@@ -36,7 +34,7 @@ import { listFunctionOids, listNamespaces, listRelations, listTypeOids, type Nam
 import { listSampleColumns, type SampleColumnRow } from './catalog/sample-columns.sql';
 import { sampleTable } from './catalog/sample-rows.sql';
 import { sequencesOf } from './catalog/sequences.sql';
-import { tableStatsOf, type TableStatsRow } from './catalog/table-stats.sql';
+import { tableStatsOf, toTableStats } from './catalog/table-stats.sql';
 import { tablesOf } from './catalog/tables.sql';
 import { triggersById, triggersOf } from './catalog/triggers.sql';
 import { typesById } from './catalog/types.sql';
@@ -156,16 +154,6 @@ export interface ChunkRead {
 }
 
 const EMPTY_TYPES: Types = { enums: [], domains: [], composites: [] };
-
-function toStats(row: TableStatsRow): TableStats {
-  const { oid: _oid, hasStorage: _hasStorage, canSelect: _canSelect, ...stats } = row;
-  return stats;
-}
-
-function toColumnStats(row: ColumnStatsRow): ColumnStats {
-  const { schema: _schema, table: _table, column: _column, ...stats } = row;
-  return stats;
-}
 
 /** The Index fields of a row, in the order indexes.sql.ts returns them, its key columns named. */
 function toIndex(
@@ -383,7 +371,7 @@ function read(chunk: Chunk, options: ChunkOptions) {
       else if (haveStats && stats && !stats.canSelect) sample = { type: 'error', error: 'Not sampled: the role lacks SELECT on this table (or USAGE on its schema).' };
       return {
         oid,
-        table: { ...table, columns: columnsFor(oid, row.schema, row.name, row.kind === 'partitioned'), stats: stats ? toStats(stats) : null },
+        table: { ...table, columns: columnsFor(oid, row.schema, row.name, row.kind === 'partitioned'), stats: stats ? toTableStats(stats) : null },
         sample,
       };
     });

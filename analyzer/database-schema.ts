@@ -2,9 +2,9 @@
 // results by oid. Only sample rows need a statement per table; those run a few at a time.
 // The sync as it was before it read in chunks (chunks.ts): kept for reference-sync.ts, which the
 // streamed sync is tested and benchmarked against.
-import type { Column, ColumnStats, DatabaseSchema, Result, SampleRow, Table, TableStats } from '../shared/analyzer-schema';
+import type { Column, DatabaseSchema, Result, SampleRow, Table } from '../shared/analyzer-schema';
 import { groupBy, mapLimit } from '../shared/collections';
-import { listColumnStats, type ColumnStatsRow } from './catalog/column-stats.sql';
+import { listColumnStats, toColumnStats, type ColumnStatsRow } from './catalog/column-stats.sql';
 import { listColumns, type ColumnRow } from './catalog/columns.sql';
 import { listConstraints } from './catalog/constraints.sql';
 import { listExtensions } from './catalog/extensions.sql';
@@ -14,7 +14,7 @@ import { listSampleColumns, type SampleColumnRow } from './catalog/sample-column
 import { sampleTable } from './catalog/sample-rows.sql';
 import { listSchemas } from './catalog/schemas.sql';
 import { listSequences } from './catalog/sequences.sql';
-import { listTableStats, type TableStatsRow } from './catalog/table-stats.sql';
+import { listTableStats, toTableStats, type TableStatsRow } from './catalog/table-stats.sql';
 import { listTables } from './catalog/tables.sql';
 import { listTriggers } from './catalog/triggers.sql';
 import { listTypes } from './catalog/types.sql';
@@ -38,16 +38,6 @@ async function optional<T>(work: Promise<T>, what: string, warnings: string[]): 
     warnings.push(`${what} could not be read: ${messageOf(error)}`);
     return undefined;
   }
-}
-
-function toStats(row: TableStatsRow): TableStats {
-  const { oid: _oid, hasStorage: _hasStorage, canSelect: _canSelect, ...stats } = row;
-  return stats;
-}
-
-function toColumnStats(row: ColumnStatsRow): ColumnStats {
-  const { schema: _schema, table: _table, column: _column, ...stats } = row;
-  return stats;
 }
 
 export async function readSchema(db: Gateway, options: SchemaOptions): Promise<DatabaseSchema> {
@@ -101,7 +91,7 @@ export async function readSchema(db: Gateway, options: SchemaOptions): Promise<D
     return {
       ...table,
       columns: columnsOf(oid, row.schema, row.name, row.kind === 'partitioned'),
-      stats: stats ? toStats(stats) : null,
+      stats: stats ? toTableStats(stats) : null,
       sampleRows: samples[i] ?? { type: 'ok', value: [] },
     };
   });
