@@ -20,6 +20,16 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
+/** An action's failure, announced when it appears: its message, under `title` when there is one. */
+export function ErrorCallout({ title, children }: { title?: string; children: ReactNode }) {
+  return (
+    <div className="callout callout-danger" role="alert">
+      {title ? <p className="callout-title">{title}</p> : null}
+      <p>{children}</p>
+    </div>
+  );
+}
+
 /**
  * A failed load: `title`, then the server's message (a 403's names the role or scope needed), and a
  * retry unless the caller is refused, which asking again does not change.
