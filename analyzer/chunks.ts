@@ -7,7 +7,6 @@
 // Chunks follow the order of the sync's lists, so their rows, concatenated, are those lists.
 import type {
   Column,
-  ColumnStats,
   Constraint,
   DbFunction,
   DisabledIndex,
@@ -16,16 +15,15 @@ import type {
   SampleRow,
   Sequence,
   Table,
-  TableStats,
   Trigger,
   Types,
   View,
 } from '../shared/analyzer-schema';
 import type { IndexHealthEntry } from '../shared/index-health';
-import { groupBy } from '../shared/collections';
+import { groupBy, mapLimit } from '../shared/collections';
 import type { SchemaFilters } from '../shared/schema-filters';
 import { messageOf, type Gateway, type ReadOnlyTransaction } from '../gateway/index';
-import { columnStatsOf, type ColumnStatsRow } from './catalog/column-stats.sql';
+import { columnStatsOf, toColumnStats, type ColumnStatsRow } from './catalog/column-stats.sql';
 import { columnsOf, type ColumnRow } from './catalog/columns.sql';
 import { constraintsOf } from './catalog/constraints.sql';
 import { functionsById } from './catalog/functions.sql';
@@ -34,9 +32,9 @@ import type { IndexFactsRow } from './catalog/index-health.sql';
 import { listExtensionRelations } from './catalog/extension-relations.sql';
 import { listFunctionOids, listNamespaces, listRelations, listTypeOids, type NamespaceRow } from './catalog/plan.sql';
 import { listSampleColumns, type SampleColumnRow } from './catalog/sample-columns.sql';
-import { sampleRows } from './catalog/sample-rows.sql';
+import { sampleTable } from './catalog/sample-rows.sql';
 import { sequencesOf } from './catalog/sequences.sql';
-import { tableStatsOf, type TableStatsRow } from './catalog/table-stats.sql';
+import { tableStatsOf, toTableStats } from './catalog/table-stats.sql';
 import { tablesOf } from './catalog/tables.sql';
 import { triggersById, triggersOf } from './catalog/triggers.sql';
 import { typesById } from './catalog/types.sql';
@@ -156,16 +154,6 @@ export interface ChunkRead {
 }
 
 const EMPTY_TYPES: Types = { enums: [], domains: [], composites: [] };
-
-function toStats(row: TableStatsRow): TableStats {
-  const { oid: _oid, hasStorage: _hasStorage, canSelect: _canSelect, ...stats } = row;
-  return stats;
-}
-
-function toColumnStats(row: ColumnStatsRow): ColumnStats {
-  const { schema: _schema, table: _table, column: _column, ...stats } = row;
-  return stats;
-}
 
 /** The Index fields of a row, in the order indexes.sql.ts returns them, its key columns named. */
 function toIndex(
@@ -383,7 +371,7 @@ function read(chunk: Chunk, options: ChunkOptions) {
       else if (haveStats && stats && !stats.canSelect) sample = { type: 'error', error: 'Not sampled: the role lacks SELECT on this table (or USAGE on its schema).' };
       return {
         oid,
-        table: { ...table, columns: columnsFor(oid, row.schema, row.name, row.kind === 'partitioned'), stats: stats ? toStats(stats) : null },
+        table: { ...table, columns: columnsFor(oid, row.schema, row.name, row.kind === 'partitioned'), stats: stats ? toTableStats(stats) : null },
         sample,
       };
     });
@@ -418,20 +406,6 @@ function read(chunk: Chunk, options: ChunkOptions) {
       warnings,
     };
   };
-}
-
-/** Runs `work` over `items` with at most `limit` in flight, keeping the input order. */
-export async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 /** How many more tables may be sampled, and what was left out; shared by the chunks of one sync, in order. */
@@ -485,11 +459,7 @@ export async function sampleTables(db: Gateway, read: ChunkRead, budget: SampleB
     async ({ t, plan }): Promise<Result<SampleRow[]>> => {
       if (plan !== 'sample') return plan;
       if (failed || !(columnsByTable instanceof Map)) return failed!;
-      try {
-        return { type: 'ok', value: await sampleRows(db, t.table.schema, t.table.name, columnsByTable.get(t.oid) ?? [], sampleRowCount) };
-      } catch (error) {
-        return { type: 'error', error: messageOf(error) };
-      }
+      return sampleTable(db, t.table, columnsByTable.get(t.oid) ?? [], sampleRowCount);
     },
   );
   return read.tables.map((t, i) => ({ ...t.table, sampleRows: samples[i]! }));

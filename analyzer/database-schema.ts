@@ -2,19 +2,19 @@
 // results by oid. Only sample rows need a statement per table; those run a few at a time.
 // The sync as it was before it read in chunks (chunks.ts): kept for reference-sync.ts, which the
 // streamed sync is tested and benchmarked against.
-import type { Column, ColumnStats, DatabaseSchema, Result, SampleRow, Table, TableStats } from '../shared/analyzer-schema';
-import { groupBy } from '../shared/collections';
-import { listColumnStats, type ColumnStatsRow } from './catalog/column-stats.sql';
+import type { Column, DatabaseSchema, Result, SampleRow, Table } from '../shared/analyzer-schema';
+import { groupBy, mapLimit } from '../shared/collections';
+import { listColumnStats, toColumnStats, type ColumnStatsRow } from './catalog/column-stats.sql';
 import { listColumns, type ColumnRow } from './catalog/columns.sql';
 import { listConstraints } from './catalog/constraints.sql';
 import { listExtensions } from './catalog/extensions.sql';
 import { listFunctions } from './catalog/functions.sql';
 import { listIndexes } from './catalog/indexes.sql';
 import { listSampleColumns, type SampleColumnRow } from './catalog/sample-columns.sql';
-import { sampleRows } from './catalog/sample-rows.sql';
+import { sampleTable } from './catalog/sample-rows.sql';
 import { listSchemas } from './catalog/schemas.sql';
 import { listSequences } from './catalog/sequences.sql';
-import { listTableStats, type TableStatsRow } from './catalog/table-stats.sql';
+import { listTableStats, toTableStats, type TableStatsRow } from './catalog/table-stats.sql';
 import { listTables } from './catalog/tables.sql';
 import { listTriggers } from './catalog/triggers.sql';
 import { listTypes } from './catalog/types.sql';
@@ -30,20 +30,6 @@ interface SchemaOptions {
   maxSampledTables: number;
 }
 
-/** Runs `work` over `items` with at most `limit` in flight, keeping the input order. */
-async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 /** Statistics and samples are extras: when one cannot be read, the schema still comes back, with a warning. */
 async function optional<T>(work: Promise<T>, what: string, warnings: string[]): Promise<T | undefined> {
   try {
@@ -52,16 +38,6 @@ async function optional<T>(work: Promise<T>, what: string, warnings: string[]): 
     warnings.push(`${what} could not be read: ${messageOf(error)}`);
     return undefined;
   }
-}
-
-function toStats(row: TableStatsRow): TableStats {
-  const { oid: _oid, hasStorage: _hasStorage, canSelect: _canSelect, ...stats } = row;
-  return stats;
-}
-
-function toColumnStats(row: ColumnStatsRow): ColumnStats {
-  const { schema: _schema, table: _table, column: _column, ...stats } = row;
-  return stats;
 }
 
 export async function readSchema(db: Gateway, options: SchemaOptions): Promise<DatabaseSchema> {
@@ -115,7 +91,7 @@ export async function readSchema(db: Gateway, options: SchemaOptions): Promise<D
     return {
       ...table,
       columns: columnsOf(oid, row.schema, row.name, row.kind === 'partitioned'),
-      stats: stats ? toStats(stats) : null,
+      stats: stats ? toTableStats(stats) : null,
       sampleRows: samples[i] ?? { type: 'ok', value: [] },
     };
   });
@@ -166,11 +142,7 @@ async function sampleTables(
     options.sampleConcurrency,
     async ({ table, plan }): Promise<Result<SampleRow[]>> => {
       if (plan !== 'sample') return plan;
-      try {
-        return { type: 'ok', value: await sampleRows(db, table.schema, table.name, columnsByTable.get(table.oid) ?? [], options.sampleRows) };
-      } catch (error) {
-        return { type: 'error', error: messageOf(error) };
-      }
+      return sampleTable(db, table, columnsByTable.get(table.oid) ?? [], options.sampleRows);
     },
   );
 }

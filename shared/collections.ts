@@ -12,3 +12,17 @@ export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K | undefi
   }
   return groups;
 }
+
+/** Runs `work` over `items` with at most `limit` in flight, keeping the input order. */
+export async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -33,14 +33,29 @@ export const queryHistoryInput = z
   .object({ id: pathParam(idSchema), hash: pathParam(hashSchema), ...windowFields })
   .superRefine(checkWindow);
 
-export const historyPoint = z.object({
-  at: isoDate.meta({ description: 'The snapshot that closed the interval (or the start of the hour, past full-resolution retention)' }),
+/** A query's work over an interval, as pg_stat_statements counts it. */
+const workFields = {
   calls: z.number(),
   totalTimeMs: z.number(),
   meanTimeMs: z.number(),
   rows: z.number(),
   sharedBlksHit: z.number(),
   sharedBlksRead: z.number(),
+};
+
+/** The query a list of a window names: its fingerprint and the catalog's text of it. */
+const listedQueryFields = {
+  hash: z.string(),
+  /** The catalog's text of the query; null when the catalog no longer holds it. */
+  formattedQuery: z.string().nullable(),
+};
+
+/** How many queries a list of a window holds at most. */
+const listLimit = z.coerce.number().int().min(1).max(500).default(20);
+
+export const historyPoint = z.object({
+  at: isoDate.meta({ description: 'The snapshot that closed the interval (or the start of the hour, past full-resolution retention)' }),
+  ...workFields,
 });
 export type HistoryPoint = z.infer<typeof historyPoint>;
 
@@ -51,21 +66,11 @@ export const topQueriesInput = z
     id: pathParam(idSchema),
     ...windowFields,
     by: z.enum(TOP_ORDERS).default('totalTime'),
-    limit: z.coerce.number().int().min(1).max(500).default(20),
+    limit: listLimit,
   })
   .superRefine(checkWindow);
 
-export const topQuery = z.object({
-  hash: z.string(),
-  /** The catalog's text of the query; null when the catalog no longer holds it. */
-  formattedQuery: z.string().nullable(),
-  calls: z.number(),
-  totalTimeMs: z.number(),
-  meanTimeMs: z.number(),
-  rows: z.number(),
-  sharedBlksHit: z.number(),
-  sharedBlksRead: z.number(),
-});
+export const topQuery = z.object({ ...listedQueryFields, ...workFields });
 export type TopQuery = z.infer<typeof topQuery>;
 
 export const regressedQueriesInput = z
@@ -78,7 +83,7 @@ export const regressedQueriesInput = z
       .max(100_000)
       .default(50)
       .meta({ description: 'Percent the mean time must have risen by against the previous window of the same length' }),
-    limit: z.coerce.number().int().min(1).max(500).default(20),
+    limit: listLimit,
   })
   .superRefine(checkWindow);
 
@@ -93,8 +98,7 @@ export const historyCauseSchema = z
 export type HistoryCause = z.infer<typeof historyCauseSchema>;
 
 export const regressedQuery = z.object({
-  hash: z.string(),
-  formattedQuery: z.string().nullable(),
+  ...listedQueryFields,
   calls: z.number(),
   meanTimeMs: z.number(),
   previousCalls: z.number(),

@@ -5,6 +5,12 @@ import { oidIn, type Rows } from './filters';
 
 export type ColumnStatsRow = ColumnStats & { schema: string; table: string; column: string };
 
+/** A row's ColumnStats: without the names it is joined to its column by. */
+export function toColumnStats(row: ColumnStatsRow): ColumnStats {
+  const { schema: _schema, table: _table, column: _column, ...stats } = row;
+  return stats;
+}
+
 // pg_stats only shows columns the role may read. Its value arrays are anyarray; their text form is
 // a valid text[] literal, which reaches us as a JSON-friendly array of strings.
 const columnStatsSql = (from: string) => `

@@ -1,4 +1,5 @@
 import { oidIn, type Rows } from './filters';
+import { indexBytes, indexConstraintJoin, indexDropStatement, indexFields, indexFrom } from './index-fragments';
 
 /**
  * One index of a chunk of the database, read once for the three parts that show indexes: the
@@ -58,29 +59,14 @@ function indexDetailsSql(health: boolean): string {
             THEN (SELECT sum(pg_catalog.pg_stat_get_numscans(pt.relid)) FROM pg_catalog.pg_partition_tree(c.oid) pt WHERE pt.isleaf)
             ELSE pg_catalog.pg_stat_get_numscans(c.oid)
        END::float8 AS scans,
-       CASE WHEN NOT checked.value THEN NULL
-            WHEN c.relkind = 'I'
-            THEN (SELECT coalesce(sum(pg_relation_size(pt.relid)), 0) FROM pg_catalog.pg_partition_tree(c.oid) pt WHERE pt.isleaf)
-            ELSE pg_relation_size(c.oid)
-       END::float8 AS bytes,
-       -- PostgreSQL cannot drop a partitioned index concurrently.
-       pg_catalog.format(CASE WHEN c.relkind = 'I' THEN 'DROP INDEX %I.%I;' ELSE 'DROP INDEX CONCURRENTLY %I.%I;' END,
-                         n.nspname, c.relname) AS "dropStatement"`
+       CASE WHEN checked.value THEN ${indexBytes} END AS bytes,
+       ${indexDropStatement} AS "dropStatement"`
     : `,
        NULL AS "quotedName", false AS "replicaIdentity", NULL AS scans, NULL AS bytes, NULL AS "dropStatement"`;
   return `
 SELECT c.oid::int8::float8 AS oid,
        i.indrelid::int8::float8 AS "relationOid",
-       n.nspname AS schema,
-       t.relname AS table,
-       c.relname AS name,
-       am.amname AS method,
-       i.indisunique AS unique,
-       i.indisprimary AS primary,
-       i.indisexclusion AS exclusion,
-       c.relkind = 'I' AS partitioned,
-       i.indisvalid AS valid,
-       i.indisready AS ready,
+       ${indexFields},
        i.indkey::int2[] AS keys,
        i.indnkeyatts AS "keyCount",
        i.indoption::int2[] AS options,
@@ -94,12 +80,8 @@ SELECT c.oid::int8::float8 AS oid,
        con.conname AS constraint,
        pg_get_indexdef(i.indexrelid) AS definition,
        checked.value AS checked${healthColumns}
-FROM pg_catalog.pg_index i
-JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
-JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
-JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
-JOIN pg_catalog.pg_am am ON am.oid = c.relam
-LEFT JOIN pg_catalog.pg_constraint con ON con.conindid = i.indexrelid AND con.conrelid = i.indrelid AND con.contype IN ('p', 'u', 'x')
+${indexFrom}
+${indexConstraintJoin}
 CROSS JOIN LATERAL (SELECT NOT c.relispartition AND t.relkind IN ('r', 'p', 'm') AS value) checked
 WHERE ${oidIn('i.indrelid', '$1')}
 ORDER BY n.nspname, t.relname, c.relname`;

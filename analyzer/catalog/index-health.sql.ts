@@ -1,6 +1,7 @@
 import type { Gateway } from '../../gateway/index';
 import { schemaFilterParams, type SchemaFilters } from '../../shared/schema-filters';
 import { allowedSchema, isoTimestamp, notFromExtension, userSchema } from './filters';
+import { indexBytes, indexDropStatement, indexFrom } from './index-fragments';
 
 /** One index as index health judges it (analyzer/index-health.ts classifies). */
 export interface IndexFactsRow {
@@ -82,19 +83,10 @@ SELECT c.oid::int8::float8 AS oid,
                   JOIN pg_catalog.pg_stat_all_indexes s ON s.indexrelid = pt.relid WHERE pt.isleaf)
             ELSE (SELECT s.idx_scan FROM pg_catalog.pg_stat_all_indexes s WHERE s.indexrelid = i.indexrelid)
        END::float8 AS scans,
-       CASE WHEN c.relkind = 'I'
-            THEN (SELECT coalesce(sum(pg_relation_size(pt.relid)), 0) FROM pg_catalog.pg_partition_tree(c.oid) pt WHERE pt.isleaf)
-            ELSE pg_relation_size(c.oid)
-       END::float8 AS bytes,
+       ${indexBytes} AS bytes,
        pg_get_indexdef(i.indexrelid) AS definition,
-       -- PostgreSQL cannot drop a partitioned index concurrently.
-       pg_catalog.format(CASE WHEN c.relkind = 'I' THEN 'DROP INDEX %I.%I;' ELSE 'DROP INDEX CONCURRENTLY %I.%I;' END,
-                         n.nspname, c.relname) AS "dropStatement"
-FROM pg_catalog.pg_index i
-JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
-JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
-JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
-JOIN pg_catalog.pg_am am ON am.oid = c.relam
+       ${indexDropStatement} AS "dropStatement"
+${indexFrom}
 JOIN key_columns kc ON kc.indexrelid = i.indexrelid
 LEFT JOIN foreign_keys fk ON fk.conrelid = i.indrelid
 WHERE NOT c.relispartition AND t.relkind IN ('r', 'p', 'm') AND ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')} AND ${notFromExtension('pg_class', 't.oid')}

@@ -1,6 +1,7 @@
 import type { Index } from '../../shared/analyzer-schema';
 import type { Gateway } from '../../gateway/index';
 import { userSchema } from './filters';
+import { indexConstraintJoin, indexFields, indexFrom } from './index-fragments';
 
 // Key columns come from indkey (0 = an expression), with their order and NULLS placement from the
 // indoption bits (1 = DESC, 2 = NULLS FIRST) and opclass from indclass. indoption and indclass only
@@ -23,28 +24,15 @@ WITH key_columns AS (
   LEFT JOIN pg_catalog.pg_opclass oc ON oc.oid = i.indclass[(k.n - 1)::int]
   GROUP BY i.indexrelid
 )
-SELECT n.nspname AS schema,
-       t.relname AS table,
-       c.relname AS name,
-       am.amname AS method,
-       i.indisunique AS unique,
-       i.indisprimary AS primary,
-       i.indisexclusion AS exclusion,
-       c.relkind = 'I' AS partitioned,
-       i.indisvalid AS valid,
-       i.indisready AS ready,
+SELECT ${indexFields},
        kc.key_columns AS "keyColumns",
        kc.include_columns AS "includeColumns",
        pg_get_expr(i.indpred, i.indrelid, true) AS predicate,
        con.conname AS constraint,
        pg_get_indexdef(i.indexrelid) AS definition
-FROM pg_catalog.pg_index i
-JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
-JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
-JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace
-JOIN pg_catalog.pg_am am ON am.oid = c.relam
+${indexFrom}
 JOIN key_columns kc ON kc.indexrelid = i.indexrelid
-LEFT JOIN pg_catalog.pg_constraint con ON con.conindid = i.indexrelid AND con.conrelid = i.indrelid AND con.contype IN ('p', 'u', 'x')
+${indexConstraintJoin}
 WHERE ${userSchema('n')}
 ORDER BY n.nspname, t.relname, c.relname`;
 

@@ -1,5 +1,5 @@
-import type { SampleRow } from '../../shared/analyzer-schema';
-import { escapeIdentifier, type Gateway } from '../../gateway/index';
+import type { Result, SampleRow } from '../../shared/analyzer-schema';
+import { escapeIdentifier, messageOf, type Gateway } from '../../gateway/index';
 import type { SampleColumnRow } from './sample-columns.sql';
 
 // The one statement built per table: identifiers are quoted by PostgreSQL's rules (double quotes
@@ -23,4 +23,13 @@ export async function sampleRows(db: Gateway, schema: string, table: string, col
       }),
     ),
   );
+}
+
+/** A table's sample rows, or why they could not be read: one table's failure is not the sync's. */
+export async function sampleTable(db: Gateway, table: { schema: string; name: string }, columns: SampleColumnRow[], limit: number): Promise<Result<SampleRow[]>> {
+  try {
+    return { type: 'ok', value: await sampleRows(db, table.schema, table.name, columns, limit) };
+  } catch (error) {
+    return { type: 'error', error: messageOf(error) };
+  }
 }

@@ -3,6 +3,12 @@ import { isoTimestamp, oidIn, userSchema, type Rows } from './filters';
 
 export type TableStatsRow = TableStats & { oid: number; hasStorage: boolean; canSelect: boolean };
 
+/** A row's TableStats: without what only sampling and joining by oid need. */
+export function toTableStats(row: TableStatsRow): TableStats {
+  const { oid: _oid, hasStorage: _hasStorage, canSelect: _canSelect, ...stats } = row;
+  return stats;
+}
+
 // Sizes read the relation files' lengths (total = table + indexes, which is what
 // pg_total_relation_size adds up, without measuring every file twice) (an ACCESS SHARE lock each; lock_timeout keeps a migration
 // holding ACCESS EXCLUSIVE from stalling us). A partitioned table has no storage of its own, so

@@ -2,6 +2,7 @@
 // to the control that opened it.
 import { FormError } from './Field';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { messageOf } from '../lib/errors';
 
 interface ConfirmDialogProps {
   title: string;
@@ -88,4 +89,27 @@ export function ConfirmDialog({
       </div>
     </div>
   );
+}
+
+/** What a dialog needs of the mutation its confirm button runs. */
+interface MutationLike {
+  isPending: boolean;
+  isError: boolean;
+  error: unknown;
+  reset: () => void;
+}
+
+/**
+ * A ConfirmDialog's `onCancel`, `pending` and `error` for `mutation`: cancelling closes the dialog
+ * (`close`) and forgets a failed attempt, so that the dialog opens again without its error.
+ */
+export function mutationDialog(mutation: MutationLike, close: () => void) {
+  return {
+    onCancel: () => {
+      close();
+      mutation.reset();
+    },
+    pending: mutation.isPending,
+    error: mutation.isError ? messageOf(mutation.error) : undefined,
+  };
 }

@@ -134,6 +134,39 @@ export function SelectField({ label, value, onChange, options, error, hint, ...r
   );
 }
 
+interface CheckboxGroupProps<T extends string> {
+  legend: string;
+  /** Classes beside `policy-conditions`. */
+  className: string;
+  options: readonly T[];
+  checked: readonly T[];
+  onChange: (option: T, checked: boolean) => void;
+  /** What the checkbox of `option` says. */
+  label: (option: T) => ReactNode;
+  error?: string;
+}
+
+/** A set of checkboxes that choose some of `options`, under a legend, with the error about the choice. */
+export function CheckboxGroup<T extends string>({ legend, className, options, checked, onChange, label, error }: CheckboxGroupProps<T>) {
+  const id = useId();
+  return (
+    <fieldset className={`policy-conditions ${className}`} aria-describedby={error ? `${id}-error` : undefined}>
+      <legend>{legend}</legend>
+      {options.map((option) => (
+        <label key={option} className="checkbox">
+          <input type="checkbox" checked={checked.includes(option)} onChange={(event) => onChange(option, event.target.checked)} />
+          {label(option)}
+        </label>
+      ))}
+      {error ? (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
+  );
+}
+
 /** An error about a whole form or action (not one field), announced when it appears. */
 export function FormError({ children }: { children?: ReactNode }) {
   if (!children) return null;

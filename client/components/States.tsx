@@ -20,6 +20,16 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
   );
 }
 
+/** An action's failure, announced when it appears: its message, under `title` when there is one. */
+export function ErrorCallout({ title, children }: { title?: string; children: ReactNode }) {
+  return (
+    <div className="callout callout-danger" role="alert">
+      {title ? <p className="callout-title">{title}</p> : null}
+      <p>{children}</p>
+    </div>
+  );
+}
+
 /**
  * A failed load: `title`, then the server's message (a 403's names the role or scope needed), and a
  * retry unless the caller is refused, which asking again does not change.
@@ -63,9 +73,21 @@ export interface QueryLike<T> {
   refetch: () => unknown;
 }
 
-/** A query's loading and failed states, the same everywhere; `children` renders its data once loaded. */
-export function Loaded<T>({ query, loading, failed, children }: { query: QueryLike<T>; loading: string; failed: string; children: (data: T) => ReactNode }) {
+interface LoadedProps<T> {
+  query: QueryLike<T>;
+  /** What the spinner says while it loads. */
+  loading: string;
+  /** The heading of the error shown when it cannot. */
+  failed: string;
+  /** Shown instead of `children` when the data is an empty list. */
+  empty?: ReactNode;
+  children: (data: T) => ReactNode;
+}
+
+/** A query's loading, failed and empty states, the same everywhere; `children` renders its data once loaded. */
+export function Loaded<T>({ query, loading, failed, empty, children }: LoadedProps<T>) {
   if (query.isPending) return <Loading label={loading} />;
   if (query.isError) return <ErrorState title={failed} error={query.error} onRetry={() => query.refetch()} />;
+  if (empty !== undefined && Array.isArray(query.data) && query.data.length === 0) return <>{empty}</>;
   return <>{children(query.data as T)}</>;
 }

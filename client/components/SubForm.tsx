@@ -32,7 +32,30 @@ export function SubForm({ title, onSubmit, error, submit, actions, children }: S
   );
 }
 
-/** One row of fields side by side (three on wide screens with `columns={3}`), stacked on narrow ones. */
-export function FieldRow({ columns = 2, children }: { columns?: 2 | 3; children: ReactNode }) {
-  return <div className={columns === 3 ? 'form-grid form-grid-3' : 'form-grid'}>{children}</div>;
+/**
+ * One row of fields side by side (three on wide screens with `columns={3}`), stacked on narrow ones;
+ * `className` for a row laid out its own way.
+ */
+export function FieldRow({ columns = 2, className, children }: { columns?: 2 | 3; className?: string; children: ReactNode }) {
+  return <div className={['form-grid', columns === 3 ? 'form-grid-3' : undefined, className].filter(Boolean).join(' ')}>{children}</div>;
+}
+
+interface InlineFormProps {
+  /** The form's accessible name. */
+  label: string;
+  onSubmit: (event: FormEvent) => void;
+  submit: SubFormProps['submit'];
+  children: ReactNode;
+}
+
+/** A form of one field with its submit button beside it (below it on narrow screens). */
+export function InlineForm({ label, onSubmit, submit, children }: InlineFormProps) {
+  return (
+    <form className="subform subform-inline" onSubmit={onSubmit} noValidate aria-label={label}>
+      {children}
+      <button type="submit" className="button button-primary" disabled={submit.pending}>
+        {submit.pending ? submit.pendingLabel : submit.label}
+      </button>
+    </form>
+  );
 }

@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router-dom';
 import { Card } from '../components/Card';
-import { ConfirmDialog } from '../components/ConfirmDialog';
+import { ConfirmDialog, mutationDialog } from '../components/ConfirmDialog';
 import { ProductionHistorySection } from '../components/history/ProductionHistorySection';
 import { AcknowledgedQueries } from '../components/env/AcknowledgedQueries';
 import { AnalysisSection } from '../components/env/AnalysisSection';
@@ -22,7 +22,6 @@ import { RelativeTime } from '../components/RelativeTime';
 import { RoleNote } from '../components/RoleNote';
 import { Loading, LoadFailure } from '../components/States';
 import { useEnvAccess, useMe, useMeState } from '../hooks/useMe';
-import { messageOf } from '../lib/errors';
 import { retryUnlessNotFound } from '../lib/queries';
 import { trpc, type RouterOutputs } from '../trpc';
 
@@ -61,12 +60,7 @@ function DeleteEnvironment({ env }: { env: Environment }) {
           title={`Delete “${env.name}”?`}
           confirmLabel="Delete environment"
           onConfirm={() => remove.mutate({ id: env.id })}
-          onCancel={() => {
-            setConfirming(false);
-            remove.reset();
-          }}
-          pending={remove.isPending}
-          error={remove.isError ? messageOf(remove.error) : undefined}
+          {...mutationDialog(remove, () => setConfirming(false))}
         >
           <p>
             This deletes {env.connections.length} connection{env.connections.length === 1 ? '' : 's'}, {env.repos.length} repository link

@@ -7,7 +7,7 @@ import { nameSchema, slugify, slugSchema } from '../../shared/validation';
 import { TextField, FormError, SubmitButton } from '../components/Field';
 import { FieldRow } from '../components/SubForm';
 import { RelativeTime } from '../components/RelativeTime';
-import { EmptyState, ErrorState, Loading } from '../components/States';
+import { EmptyState, Loaded } from '../components/States';
 import { useMutationForm } from '../hooks/useMutationForm';
 import { validate } from '../lib/errors';
 import { environmentPath } from '../lib/paths';
@@ -79,27 +79,28 @@ export function EnvironmentsPage() {
         </div>
       </header>
       <Card id="env-list-heading" title="All environments" count={list.data?.length}>
-        {list.isPending ? (
-          <Loading label="Loading environments…" />
-        ) : list.isError ? (
-          <ErrorState title="Environments could not be loaded" error={list.error} onRetry={() => list.refetch()} />
-        ) : list.data.length === 0 ? (
-          <EmptyState title="No environments yet.">Create the first one below.</EmptyState>
-        ) : (
-          <ul className="env-list">
-            {list.data.map((env) => (
-              <li key={env.id}>
-                <Link to={environmentPath(env.id)} className="env-link">
-                  <span className="env-name">{env.name}</span>
-                  <code className="muted">{env.slug}</code>
-                </Link>
-                <span className="muted small">
-                  created <RelativeTime value={env.createdAt} />
-                </span>
-              </li>
-            ))}
-          </ul>
-        )}
+        <Loaded
+          query={list}
+          loading="Loading environments…"
+          failed="Environments could not be loaded"
+          empty={<EmptyState title="No environments yet.">Create the first one below.</EmptyState>}
+        >
+          {(environments) => (
+            <ul className="env-list">
+              {environments.map((env) => (
+                <li key={env.id}>
+                  <Link to={environmentPath(env.id)} className="env-link">
+                    <span className="env-name">{env.name}</span>
+                    <code className="muted">{env.slug}</code>
+                  </Link>
+                  <span className="muted small">
+                    created <RelativeTime value={env.createdAt} />
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </Loaded>
       </Card>
       <CreateEnvironmentForm />
     </div>

@@ -3,11 +3,10 @@ import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { connectionStringSchema, maskConnectionString } from '../../shared/validation';
-import { excludeSchemasSchema, includeSchemasSchema } from '../../shared/schema-filters';
-import { PATTERN_HINT, patternsOf } from '../lib/schema-patterns';
 import { TextField } from '../components/Field';
 import { AnalyzerStatus } from '../components/AnalyzerStatus';
 import { DemoCard } from '../components/demo/DemoCard';
+import { SchemaFilterFields, useSchemaFilterFields, type SchemaFilterState } from '../components/SchemaFilterFields';
 import { useAnalyzerHealth } from '../hooks/useAnalyzerHealth';
 import { useLocalStorage } from '../hooks/useLocalStorage';
 import {
@@ -90,16 +89,11 @@ interface AdvancedSettingsProps {
   urlDraft: string;
   onUrlChange: (value: string) => void;
   urlError: string | undefined;
-  include: string;
-  setInclude: (value: string) => void;
-  includeError: string | undefined;
-  exclude: string;
-  setExclude: (value: string) => void;
-  excludeError: string | undefined;
+  filters: SchemaFilterState;
 }
 
 /** The analyzer's endpoint and the schemas to read, folded away: the defaults fit most databases. */
-function AdvancedSettings({ urlDraft, onUrlChange, urlError, include, setInclude, includeError, exclude, setExclude, excludeError }: AdvancedSettingsProps) {
+function AdvancedSettings({ urlDraft, onUrlChange, urlError, filters }: AdvancedSettingsProps) {
   return (
     <details className="advanced">
       <summary>Advanced settings</summary>
@@ -118,8 +112,7 @@ function AdvancedSettings({ urlDraft, onUrlChange, urlError, include, setInclude
           Reset to default
         </button>
       ) : null}
-      <TextField label="Include schemas" value={include} onChange={setInclude} error={includeError} placeholder="all schemas" hint={PATTERN_HINT} autoComplete="off" spellCheck={false} />
-      <TextField label="Exclude schemas" value={exclude} onChange={setExclude} error={excludeError} placeholder="none" autoComplete="off" spellCheck={false} />
+      <SchemaFilterFields fields={filters} layout="stacked" />
     </details>
   );
 }
@@ -131,16 +124,13 @@ export function OnboardingPage() {
   const [urlDraft, setUrlDraft] = useState(storedUrl);
   const [connectionString, setConnectionString] = useState('');
   const [touched, setTouched] = useState(false);
-  const [include, setInclude] = useState('');
-  const [exclude, setExclude] = useState('');
+  const filters = useSchemaFilterFields();
 
   const urlError = validateAnalyzerUrl(urlDraft);
   const connectionError = validate(connectionStringSchema, connectionString);
-  const includeError = validate(includeSchemasSchema, patternsOf(include));
-  const excludeError = validate(excludeSchemasSchema, patternsOf(exclude));
 
   const syncMutation = useMutation({
-    mutationFn: (db: string) => syncDatabase(storedUrl, db, { includeSchemas: patternsOf(include), excludeSchemas: patternsOf(exclude) }),
+    mutationFn: (db: string) => syncDatabase(storedUrl, db, filters.patterns()),
     onSuccess: (result, db) => {
       setSync({ result, target: maskConnectionString(db.trim()), receivedAt: new Date().toISOString() });
       navigate('/sync');
@@ -155,7 +145,7 @@ export function OnboardingPage() {
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     setTouched(true);
-    if (connectionError || urlError || includeError || excludeError) return;
+    if (connectionError || urlError || !filters.valid) return;
     syncMutation.mutate(connectionString.trim());
   };
 
@@ -193,12 +183,7 @@ export function OnboardingPage() {
           urlDraft={urlDraft}
           onUrlChange={onUrlChange}
           urlError={urlError}
-          include={include}
-          setInclude={setInclude}
-          includeError={includeError}
-          exclude={exclude}
-          setExclude={setExclude}
-          excludeError={excludeError}
+          filters={filters}
         />
         {syncMutation.isError ? <SyncFailed error={syncMutation.error} /> : null}
         <div className="form-actions">

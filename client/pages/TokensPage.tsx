@@ -4,8 +4,9 @@
 import { useState } from 'react';
 import { createTokenInput, TOKEN_SCOPES, type TokenScope } from '../../shared/auth';
 import { Card } from '../components/Card';
-import { FormError, SubmitButton, TextField } from '../components/Field';
-import { EmptyState, ErrorState, Loading } from '../components/States';
+import { CheckboxGroup, TextField } from '../components/Field';
+import { FieldRow, SubForm } from '../components/SubForm';
+import { EmptyState, Loaded, Loading } from '../components/States';
 import { NewToken } from '../components/tokens/NewToken';
 import { TokenTable } from '../components/tokens/TokenTable';
 import { useMeState } from '../hooks/useMe';
@@ -48,9 +49,8 @@ function CreateTokenForm({ onCreated }: { onCreated: (created: { name: string; t
   };
 
   return (
-    <form className="subform" onSubmit={onSubmit} noValidate aria-label="Make a token">
-      <h3>Make a token</h3>
-      <div className="form-grid">
+    <SubForm title="Make a token" onSubmit={onSubmit} error={form.formError} submit={{ pending: create.isPending, label: 'Make token', pendingLabel: 'Making…' }}>
+      <FieldRow>
         <TextField label="Name" {...form.field('name', name, setName, nameError, { untilSubmit: true })} placeholder="deploy script" hint="What uses it, to know it again." autoComplete="off" />
         <TextField
           label="Expires after (days)"
@@ -61,24 +61,17 @@ function CreateTokenForm({ onCreated }: { onCreated: (created: { name: string; t
           min={1}
           max={3650}
         />
-      </div>
-      <fieldset className="policy-conditions token-scopes" aria-describedby={scopesError ? 'token-scopes-error' : undefined}>
-        <legend>Scopes</legend>
-        {TOKEN_SCOPES.map((scope) => (
-          <label key={scope} className="checkbox">
-            <input type="checkbox" checked={scopes.includes(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
-            {SCOPE_LABELS[scope]}
-          </label>
-        ))}
-        {scopesError ? (
-          <p className="field-error" id="token-scopes-error">
-            {scopesError}
-          </p>
-        ) : null}
-      </fieldset>
-      <FormError>{form.formError}</FormError>
-      <SubmitButton pending={create.isPending} label="Make token" pendingLabel="Making…" />
-    </form>
+      </FieldRow>
+      <CheckboxGroup
+        legend="Scopes"
+        className="token-scopes"
+        options={TOKEN_SCOPES}
+        checked={scopes}
+        onChange={toggle}
+        label={(scope) => SCOPE_LABELS[scope]}
+        error={scopesError}
+      />
+    </SubForm>
   );
 }
 
@@ -88,22 +81,23 @@ function Tokens({ admin }: { admin: boolean }) {
   const [created, setCreated] = useState<{ name: string; token: string }>();
   return (
     <Card id="tokens-heading" title={admin ? 'Personal access tokens of everyone' : 'Your tokens'} count={tokens.data?.length}>
-      {tokens.isPending ? (
-        <Loading label="Loading tokens…" />
-      ) : tokens.isError ? (
-        <ErrorState title="Tokens could not be loaded" error={tokens.error} onRetry={() => tokens.refetch()} />
-      ) : tokens.data.length === 0 ? (
-        <EmptyState title="No tokens yet.">Make one below for a script or the querytrail CLI.</EmptyState>
-      ) : (
-        <TokenTable
-          label="Personal access tokens"
-          tokens={tokens.data}
-          showOwner={admin}
-          showScopes
-          revoke={(id) => utils.client.tokens.revoke.mutate({ id })}
-          onRevoked={() => utils.tokens.list.invalidate()}
-        />
-      )}
+      <Loaded
+        query={tokens}
+        loading="Loading tokens…"
+        failed="Tokens could not be loaded"
+        empty={<EmptyState title="No tokens yet.">Make one below for a script or the querytrail CLI.</EmptyState>}
+      >
+        {(rows) => (
+          <TokenTable
+            label="Personal access tokens"
+            tokens={rows}
+            showOwner={admin}
+            showScopes
+            revoke={(id) => utils.client.tokens.revoke.mutate({ id })}
+            onRevoked={() => utils.tokens.list.invalidate()}
+          />
+        )}
+      </Loaded>
       {created ? (
         <NewToken title={`Token “${created.name}” made. Here it is, this once:`} token={created.token} onDone={() => setCreated(undefined)}>
           <p className="small">

@@ -9,6 +9,7 @@ import { messageOf } from '../../lib/errors';
 import { ME_KEY, readsAudit, sessionHeaders, setCsrfToken, type Me } from '../../lib/session';
 import { useServer } from '../../server-context';
 import { Badge } from '../Badge';
+import { FormError } from '../Field';
 
 /** POST /auth/logout (?everywhere=1: every session of the person), then forget everything the session read. */
 function useSignOut() {
@@ -92,11 +93,7 @@ function MenuPanel({ me, id, close }: { me: Me; id: string; close: () => void })
           >
             Sign out everywhere
           </button>
-          {signOut.isError ? (
-            <p className="field-error" role="alert">
-              {messageOf(signOut.error)}
-            </p>
-          ) : null}
+          <FormError>{signOut.isError ? messageOf(signOut.error) : null}</FormError>
         </div>
       ) : null}
     </div>

@@ -2,7 +2,8 @@
 // makes them (polled every second); once ready, links to what it made, its schema, and Remove.
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
-import { ConfirmDialog } from '../ConfirmDialog';
+import { ConfirmDialog, mutationDialog } from '../ConfirmDialog';
+import { ErrorCallout } from '../States';
 import { useMe } from '../../hooks/useMe';
 import { messageOf } from '../../lib/errors';
 import { useSync } from '../../sync-context';
@@ -71,11 +72,7 @@ function ReadyActions({ status }: { status: DemoStatus }) {
           <span className="muted"> — its verdict and the CREATE INDEX it needs</span>
         </li>
       </ul>
-      {sync.isError ? (
-        <div className="callout callout-danger" role="alert">
-          <p>{messageOf(sync.error)}</p>
-        </div>
-      ) : null}
+      {sync.isError ? <ErrorCallout>{messageOf(sync.error)}</ErrorCallout> : null}
       {admin ? (
         <div className="form-actions">
           <button type="button" className="button" onClick={() => sync.mutate({})} disabled={sync.isPending}>
@@ -92,12 +89,7 @@ function ReadyActions({ status }: { status: DemoStatus }) {
           confirmLabel="Remove demo"
           pendingLabel="Removing…"
           onConfirm={() => remove.mutate({})}
-          onCancel={() => {
-            setConfirming(false);
-            remove.reset();
-          }}
-          pending={remove.isPending}
-          error={remove.isError ? messageOf(remove.error) : undefined}
+          {...mutationDialog(remove, () => setConfirming(false))}
         >
           <p>
             This stops the demo’s PostgreSQL and deletes its data folder, the <strong>Pagila demo</strong> environment with its catalog, and its CI runs.
@@ -148,17 +140,10 @@ export function DemoCard() {
           {state === 'failed' && data ? (
             <>
               <DemoSteps steps={data.steps} />
-              <div className="callout callout-danger" role="alert">
-                <p className="callout-title">The demo failed</p>
-                <p>{data.error}</p>
-              </div>
+              <ErrorCallout title="The demo failed">{data.error}</ErrorCallout>
             </>
           ) : null}
-          {start.isError ? (
-            <div className="callout callout-danger" role="alert">
-              <p>{messageOf(start.error)}</p>
-            </div>
-          ) : null}
+          {start.isError ? <ErrorCallout>{messageOf(start.error)}</ErrorCallout> : null}
           {admin ? (
             <div className="form-actions">
               <button type="button" className="button button-primary" onClick={() => start.mutate({})} disabled={start.isPending || status.isPending}>

@@ -6,7 +6,7 @@ import { retryUnlessNotFound } from '../../lib/queries';
 import { trpc } from '../../trpc';
 import { Card } from '../Card';
 import { RelativeTime } from '../RelativeTime';
-import { EmptyState, ErrorState, Loading } from '../States';
+import { EmptyState, Loaded } from '../States';
 import { UndoAcknowledgeButton } from '../verdict/Acknowledge';
 import { QueryLink } from './IndexRecommendations';
 
@@ -28,32 +28,33 @@ export function AcknowledgedQueries({ envId }: { envId: string }) {
   const acks = trpc.policy.acknowledgements.useQuery({ id: envId }, { retry: retryUnlessNotFound });
   return (
     <Card id="acknowledged-heading" title="Acknowledged Queries" count={acks.data?.length}>
-      {acks.isPending ? (
-        <Loading label="Loading acknowledged queries…" />
-      ) : acks.isError ? (
-        <ErrorState title="Acknowledged queries could not be loaded" error={acks.error} onRetry={() => acks.refetch()} />
-      ) : acks.data.length === 0 ? (
-        <EmptyState title="No acknowledged queries.">Acknowledge a finding on a CI run&apos;s page and it stops failing runs until its cost moves.</EmptyState>
-      ) : (
-        <ul className="ack-list" aria-label="Acknowledged queries">
-          {acks.data.map((ack) => (
-            <li key={ack.hash} aria-label={`Acknowledged query ${ack.hash}`}>
-              <div className="ack-head">
-                <QueryLink envId={envId} hash={ack.hash} />
-                <UndoAcknowledgeButton envId={envId} hash={ack.hash} />
-              </div>
-              {ack.note ? <p className="ack-note">{ack.note}</p> : null}
-              <p className="muted small">
-                <span title="The cost when acknowledged: it holds until the cost moves by more than the policy's percentage">
-                  cost {ack.cost === null ? 'unknown' : formatCost(ack.cost)}
-                </span>{' '}
-                · acknowledged <RelativeTime value={ack.acknowledgedAt} />
-                <AcknowledgedBy who={ack.acknowledgedBy} />
-              </p>
-            </li>
-          ))}
-        </ul>
-      )}
+      <Loaded
+        query={acks}
+        loading="Loading acknowledged queries…"
+        failed="Acknowledged queries could not be loaded"
+        empty={<EmptyState title="No acknowledged queries.">Acknowledge a finding on a CI run&apos;s page and it stops failing runs until its cost moves.</EmptyState>}
+      >
+        {(rows) => (
+          <ul className="ack-list" aria-label="Acknowledged queries">
+            {rows.map((ack) => (
+              <li key={ack.hash} aria-label={`Acknowledged query ${ack.hash}`}>
+                <div className="ack-head">
+                  <QueryLink envId={envId} hash={ack.hash} />
+                  <UndoAcknowledgeButton envId={envId} hash={ack.hash} />
+                </div>
+                {ack.note ? <p className="ack-note">{ack.note}</p> : null}
+                <p className="muted small">
+                  <span title="The cost when acknowledged: it holds until the cost moves by more than the policy's percentage">
+                    cost {ack.cost === null ? 'unknown' : formatCost(ack.cost)}
+                  </span>{' '}
+                  · acknowledged <RelativeTime value={ack.acknowledgedAt} />
+                  <AcknowledgedBy who={ack.acknowledgedBy} />
+                </p>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
     </Card>
   );
 }

@@ -11,7 +11,8 @@ import { trpc } from '../../trpc';
 import { Card } from '../Card';
 import { FormError, TextField } from '../Field';
 import { RoleNote } from '../RoleNote';
-import { EmptyState, ErrorState, Loading } from '../States';
+import { InlineForm } from '../SubForm';
+import { EmptyState, Loaded } from '../States';
 import { NewToken } from '../tokens/NewToken';
 import { TokenTable } from '../tokens/TokenTable';
 
@@ -31,12 +32,9 @@ function CreateCiTokenForm({ envId, onCreated }: { envId: string; onCreated: (cr
   const onSubmit = form.submit(!nameError, () => create.mutate({ id: envId, name: name.trim() }));
   return (
     <>
-      <form className="subform subform-inline" onSubmit={onSubmit} noValidate aria-label="Make a CI token">
+      <InlineForm label="Make a CI token" onSubmit={onSubmit} submit={{ pending: create.isPending, label: 'Make CI token', pendingLabel: 'Making…' }}>
         <TextField label="Name" {...form.field('name', name, setName, nameError, { untilSubmit: true })} placeholder="GitHub Actions" autoComplete="off" />
-        <button type="submit" className="button button-primary" disabled={create.isPending}>
-          {create.isPending ? 'Making…' : 'Make CI token'}
-        </button>
-      </form>
+      </InlineForm>
       <FormError>{form.formError}</FormError>
     </>
   );
@@ -48,20 +46,21 @@ function CiTokens({ envId }: { envId: string }) {
   const [created, setCreated] = useState<{ name: string; token: string }>();
   return (
     <>
-      {tokens.isPending ? (
-        <Loading label="Loading CI tokens…" />
-      ) : tokens.isError ? (
-        <ErrorState title="CI tokens could not be loaded" error={tokens.error} onRetry={() => tokens.refetch()} />
-      ) : tokens.data.length === 0 ? (
-        <EmptyState title="No CI tokens yet.">Make one for the pipeline that runs the querytrail CI reporter.</EmptyState>
-      ) : (
-        <TokenTable
-          label="CI tokens"
-          tokens={tokens.data}
-          revoke={(tokenId) => utils.client.ciTokens.revoke.mutate({ id: envId, tokenId })}
-          onRevoked={() => utils.ciTokens.list.invalidate({ id: envId })}
-        />
-      )}
+      <Loaded
+        query={tokens}
+        loading="Loading CI tokens…"
+        failed="CI tokens could not be loaded"
+        empty={<EmptyState title="No CI tokens yet.">Make one for the pipeline that runs the querytrail CI reporter.</EmptyState>}
+      >
+        {(rows) => (
+          <TokenTable
+            label="CI tokens"
+            tokens={rows}
+            revoke={(tokenId) => utils.client.ciTokens.revoke.mutate({ id: envId, tokenId })}
+            onRevoked={() => utils.ciTokens.list.invalidate({ id: envId })}
+          />
+        )}
+      </Loaded>
       {created ? (
         <NewToken title={`CI token “${created.name}” made. Here it is, this once:`} token={created.token} onDone={() => setCreated(undefined)}>
           <p className="small">

@@ -2,10 +2,8 @@
 // add, change the schema filters, remove.
 import { useState } from 'react';
 import { connectionStringSchema, labelSchema, ROLES, type Role } from '../../../shared/validation';
-import { excludeSchemasSchema, includeSchemasSchema } from '../../../shared/schema-filters';
 import { useMutationForm } from '../../hooks/useMutationForm';
 import { messageOf, validate } from '../../lib/errors';
-import { PATTERN_HINT, patternsOf } from '../../lib/schema-patterns';
 import { useEnvAccess } from '../../hooks/useMe';
 import { trpc, type RouterOutputs } from '../../trpc';
 import { Badge, roleTone } from '../Badge';
@@ -15,6 +13,7 @@ import { FieldRow, SubForm } from '../SubForm';
 import { RelativeTime } from '../RelativeTime';
 import { RoleNote } from '../RoleNote';
 import { DataTable } from '../DataTable';
+import { SchemaFilterFields, useSchemaFilterFields } from '../SchemaFilterFields';
 import { EmptyState } from '../States';
 
 type Environment = RouterOutputs['env']['get'];
@@ -29,25 +28,6 @@ function filtersText(connection: Connection): string {
   return parts.join(' ');
 }
 
-/** The two pattern fields, checked with the schemas the server applies. */
-function useSchemaFilterFields(initial: { include: string; exclude: string }) {
-  const [include, setInclude] = useState(initial.include);
-  const [exclude, setExclude] = useState(initial.exclude);
-  const includeError = validate(includeSchemasSchema, patternsOf(include));
-  const excludeError = validate(excludeSchemasSchema, patternsOf(exclude));
-  return { include, setInclude, exclude, setExclude, includeError, excludeError, valid: !includeError && !excludeError };
-}
-
-/** The include and exclude patterns of a connection, side by side. */
-function SchemaFilterFields({ fields, field }: { fields: ReturnType<typeof useSchemaFilterFields>; field: ReturnType<typeof useMutationForm>['field'] }) {
-  return (
-    <FieldRow>
-      <TextField label="Include schemas" {...field('includeSchemas', fields.include, fields.setInclude, fields.includeError)} placeholder="all schemas" hint={PATTERN_HINT} autoComplete="off" spellCheck={false} />
-      <TextField label="Exclude schemas" {...field('excludeSchemas', fields.exclude, fields.setExclude, fields.excludeError)} placeholder="none" autoComplete="off" spellCheck={false} />
-    </FieldRow>
-  );
-}
-
 function SchemaFiltersForm({ envId, connection, onDone }: { envId: string; connection: Connection; onDone: () => void }) {
   const utils = trpc.useUtils();
   const fields = useSchemaFilterFields({ include: connection.includeSchemas.join(', '), exclude: connection.excludeSchemas.join(', ') });
@@ -59,7 +39,7 @@ function SchemaFiltersForm({ envId, connection, onDone }: { envId: string; conne
   });
   const form = useMutationForm(update);
   const onSubmit = form.submit(fields.valid, () =>
-    update.mutate({ id: envId, connectionId: connection.id, includeSchemas: patternsOf(fields.include), excludeSchemas: patternsOf(fields.exclude) }),
+    update.mutate({ id: envId, connectionId: connection.id, ...fields.patterns() }),
   );
   return (
     <SubForm
@@ -85,7 +65,7 @@ function AddConnectionForm({ envId }: { envId: string }) {
   const [label, setLabel] = useState('');
   const [role, setRole] = useState<Role>('other');
   const [connectionString, setConnectionString] = useState('');
-  const filters = useSchemaFilterFields({ include: '', exclude: '' });
+  const filters = useSchemaFilterFields();
   const add = trpc.connections.add.useMutation({
     onSuccess: async () => {
       setLabel('');
@@ -106,8 +86,7 @@ function AddConnectionForm({ envId }: { envId: string }) {
       label: label.trim(),
       role,
       connectionString: connectionString.trim(),
-      includeSchemas: patternsOf(filters.include),
-      excludeSchemas: patternsOf(filters.exclude),
+      ...filters.patterns(),
     }),
   );
 

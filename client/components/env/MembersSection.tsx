@@ -13,8 +13,9 @@ import { ME_KEY } from '../../lib/session';
 import { trpc } from '../../trpc';
 import { Badge } from '../Badge';
 import { Card } from '../Card';
-import { ConfirmDialog } from '../ConfirmDialog';
-import { FormError, SelectField, SubmitButton, TextField } from '../Field';
+import { ConfirmDialog, mutationDialog } from '../ConfirmDialog';
+import { FormError, SelectField, TextField } from '../Field';
+import { FieldRow, SubForm } from '../SubForm';
 import { RelativeTime } from '../RelativeTime';
 import { RoleNote } from '../RoleNote';
 import { EmptyState } from '../States';
@@ -45,9 +46,8 @@ function AddMemberForm({ envId }: { envId: string }) {
   const emailError = validate(emailSchema, email);
   const onSubmit = form.submit(!emailError, () => add.mutate({ id: envId, email: email.trim(), role }));
   return (
-    <form className="subform" onSubmit={onSubmit} noValidate aria-label="Add a member">
-      <h3>Add a member</h3>
-      <div className="form-grid member-form">
+    <SubForm title="Add a member" onSubmit={onSubmit} error={form.formError} submit={{ pending: add.isPending, label: 'Add member', pendingLabel: 'Adding…' }}>
+      <FieldRow className="member-form">
         <TextField
           label="Email"
           {...form.field('email', email, setEmail, emailError, { untilSubmit: true })}
@@ -57,10 +57,8 @@ function AddMemberForm({ envId }: { envId: string }) {
           spellCheck={false}
         />
         <SelectField label="Role" value={role} onChange={(v) => setRole(v as EnvRole)} options={ROLE_OPTIONS} error={form.serverError('role')} />
-      </div>
-      <FormError>{form.formError}</FormError>
-      <SubmitButton pending={add.isPending} label="Add member" pendingLabel="Adding…" />
-    </form>
+      </FieldRow>
+    </SubForm>
   );
 }
 
@@ -99,11 +97,7 @@ function MemberRow({ envId, member, owner, me }: { envId: string; member: Member
                 </option>
               ))}
             </select>
-            {set.isError ? (
-              <p className="field-error" role="alert">
-                {messageOf(set.error)}
-              </p>
-            ) : null}
+            <FormError>{set.isError ? messageOf(set.error) : null}</FormError>
           </>
         ) : (
           <Badge tone={ROLE_TONES[member.role]}>{member.role}</Badge>
@@ -123,12 +117,7 @@ function MemberRow({ envId, member, owner, me }: { envId: string; member: Member
               confirmLabel="Remove member"
               pendingLabel="Removing…"
               onConfirm={() => remove.mutate({ id: envId, email: member.email })}
-              onCancel={() => {
-                setRemoving(false);
-                remove.reset();
-              }}
-              pending={remove.isPending}
-              error={remove.isError ? messageOf(remove.error) : undefined}
+              {...mutationDialog(remove, () => setRemoving(false))}
             >
               <p>{you ? 'You lose access to this environment unless you are an admin.' : `${member.email} loses access to this environment at once.`}</p>
             </ConfirmDialog>

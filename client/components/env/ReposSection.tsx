@@ -9,6 +9,7 @@ import { Card } from '../Card';
 import { TextField, FormError } from '../Field';
 import { RelativeTime } from '../RelativeTime';
 import { RoleNote } from '../RoleNote';
+import { InlineForm } from '../SubForm';
 import { EmptyState } from '../States';
 
 type Environment = RouterOutputs['env']['get'];
@@ -60,7 +61,7 @@ export function ReposSection({ env }: { env: Environment }) {
       )}
       <FormError>{unlink.isError ? <>The repository could not be unlinked: {messageOf(unlink.error)}</> : null}</FormError>
       {editor ? (
-        <form className="subform subform-inline" onSubmit={onSubmit} noValidate aria-label="Link a repository">
+        <InlineForm label="Link a repository" onSubmit={onSubmit} submit={{ pending: link.isPending, label: 'Link repository', pendingLabel: 'Linking…' }}>
           <TextField
             label="Repository"
             {...form.field('repo', repo, setRepo, repoError)}
@@ -69,10 +70,7 @@ export function ReposSection({ env }: { env: Environment }) {
             autoComplete="off"
             spellCheck={false}
           />
-          <button type="submit" className="button button-primary" disabled={link.isPending}>
-            {link.isPending ? 'Linking…' : 'Link repository'}
-          </button>
-        </form>
+        </InlineForm>
       ) : (
         <RoleNote needed="editor" role={role} action="link and unlink repositories" />
       )}

@@ -10,7 +10,7 @@ import { trpc, type RouterOutputs } from '../../trpc';
 import { Badge } from '../Badge';
 import { Card } from '../Card';
 import { CopyButton } from '../CopyButton';
-import { FormError, TextField } from '../Field';
+import { CheckboxGroup, FormError, TextField } from '../Field';
 import { FieldRow, SubForm } from '../SubForm';
 import { RelativeTime } from '../RelativeTime';
 import { RoleNote } from '../RoleNote';
@@ -65,7 +65,7 @@ function AddWebhookForm({ envId, onCreated }: { envId: string; onCreated: (creat
   const onSubmit = form.submit(!urlError && !secretError && events.length > 0, () =>
     add.mutate({ id: envId, url: url.trim(), events, ...(secret ? { secret } : {}) }),
   );
-  const toggle = (event: WebhookEvent) => (checked: boolean) => {
+  const toggle = (event: WebhookEvent, checked: boolean) => {
     setEvents((current) => (checked ? WEBHOOK_EVENTS.filter((e) => e === event || current.includes(e)) : current.filter((e) => e !== event)));
     add.reset();
   };
@@ -89,20 +89,19 @@ function AddWebhookForm({ envId, onCreated }: { envId: string; onCreated: (creat
           spellCheck={false}
         />
       </FieldRow>
-      <fieldset className="policy-conditions webhook-events" aria-describedby={eventsError ? 'webhook-events-error' : undefined}>
-        <legend>Send when</legend>
-        {WEBHOOK_EVENTS.map((event) => (
-          <label key={event} className="checkbox">
-            <input type="checkbox" checked={events.includes(event)} onChange={(e) => toggle(event)(e.target.checked)} />
+      <CheckboxGroup
+        legend="Send when"
+        className="webhook-events"
+        options={WEBHOOK_EVENTS}
+        checked={events}
+        onChange={toggle}
+        label={(event) => (
+          <>
             {EVENT_LABELS[event]} <code className="muted small">{event}</code>
-          </label>
-        ))}
-        {eventsError ? (
-          <p className="field-error" id="webhook-events-error">
-            {eventsError}
-          </p>
-        ) : null}
-      </fieldset>
+          </>
+        )}
+        error={eventsError}
+      />
     </SubForm>
   );
 }

@@ -4,10 +4,9 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { TokenSummary } from '../../../shared/auth';
 import { useNow } from '../../hooks/useNow';
-import { messageOf } from '../../lib/errors';
 import { formatExact } from '../../lib/time';
 import { Badge } from '../Badge';
-import { ConfirmDialog } from '../ConfirmDialog';
+import { ConfirmDialog, mutationDialog } from '../ConfirmDialog';
 import { RelativeTime } from '../RelativeTime';
 import { DataTable } from '../DataTable';
 
@@ -106,12 +105,7 @@ export function TokenTable({
           confirmLabel="Revoke token"
           pendingLabel="Revoking…"
           onConfirm={() => mutation.mutate(revoking)}
-          onCancel={() => {
-            setRevoking(undefined);
-            mutation.reset();
-          }}
-          pending={mutation.isPending}
-          error={mutation.isError ? messageOf(mutation.error) : undefined}
+          {...mutationDialog(mutation, () => setRevoking(undefined))}
         >
           <p>Whatever uses this token stops working at once. It cannot be undone: make a new token to replace it.</p>
         </ConfirmDialog>
