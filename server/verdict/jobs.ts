@@ -54,6 +54,17 @@ export async function registerVerdictJobs(services: Services): Promise<void> {
   });
 }
 
+/** What the verdict job reads of a run. */
+const runColumns = { id: ciRuns.id, repo: ciRuns.repo, branch: ciRuns.branch, environmentId: ciRuns.environmentId, createdAt: ciRuns.createdAt };
+
+interface RunRow {
+  id: string;
+  repo: string;
+  branch: string | null;
+  environmentId: string | null;
+  createdAt: Date;
+}
+
 async function runVerdictJob(services: Services, runId: string): Promise<void> {
   const [run] = await services.store.db
     .select(runColumns)
@@ -63,16 +74,6 @@ async function runVerdictJob(services: Services, runId: string): Promise<void> {
   // gone, or already analyzed by an attempt that stopped before completing its job
   if (!run?.environmentId) return;
   await analyzeRun(services, run);
-}
-
-const runColumns = { id: ciRuns.id, repo: ciRuns.repo, branch: ciRuns.branch, environmentId: ciRuns.environmentId, createdAt: ciRuns.createdAt };
-
-interface RunRow {
-  id: string;
-  repo: string;
-  branch: string | null;
-  environmentId: string | null;
-  createdAt: Date;
 }
 
 /** Why a verdict cannot be had, said where the user reads it; never blocks the run. */
@@ -172,7 +173,12 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
   }
 }
 
-type RunQuery = Awaited<ReturnType<typeof runQueries>>[number];
+interface RunQuery {
+  hash: string;
+  query: string;
+  calls?: number;
+  callSites: CallSite[];
+}
 
 /** What the run is compared with, read and paired before anything is planned. */
 interface Comparison {
@@ -385,7 +391,7 @@ function indexesRemoved(baseline: RunSchema, run: RunSchema): Set<string> {
 /**
  * The run it is compared with: the latest earlier run of the same repository in the environment,
  * on the policy's comparison branch (for a run on that branch, its previous run). "Earlier" is by
- * (created_at, id), as run-diff.ts orders runs.
+ * (created_at, id), as run-diff.sql.ts orders runs.
  */
 async function findBaseline(db: Db, run: RunRow): Promise<string | null> {
   const [environment] = await db.select({ policy: environments.policy }).from(environments).where(eq(environments.id, run.environmentId!));
@@ -412,7 +418,7 @@ async function storedSchema(db: Db, runId: string): Promise<RunSchema | null> {
   return row?.schema ?? null;
 }
 
-async function runQueries(db: Db, runId: string): Promise<{ hash: string; query: string; calls?: number; callSites: CallSite[] }[]> {
+async function runQueries(db: Db, runId: string): Promise<RunQuery[]> {
   const rows = await db
     .select({ hash: ciRunQueries.hash, query: ciRunQueries.query, calls: ciRunQueries.calls, callSites: ciRunQueries.callSites })
     .from(ciRunQueries)
