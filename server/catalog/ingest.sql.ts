@@ -36,7 +36,7 @@ export function insertRun({ id, input, queryCount, rejected, now }: NewRun): SQL
  * The CTE `run_queries`: the run's own list of queries, with the figures CI measured, read from the
  * write's `input` (upsert.sql.ts) so they are stored in the same statement as the catalog's rows.
  */
-export function runQueriesFromInput(runId: string): SQL {
+function runQueriesFromInput(runId: string): SQL {
   return sql`run_queries AS (
     INSERT INTO ci_run_queries (run_id, hash, query, formatted_query, calls, mean_time_ms, call_sites)
     SELECT ${runId}, hash, query, formatted_query, calls, mean_time_ms, coalesce(call_sites, '[]'::jsonb) FROM input
@@ -48,9 +48,12 @@ export function insertUntaggedRunQueries(runId: string, rows: readonly CatalogRo
   return sql`WITH ${inputRows(rows)}, ${runQueriesFromInput(runId)} SELECT 1`;
 }
 
-/** The CTE `counted`: the run's count of new catalog entries, from the upsert's `upserted`. */
-export function countNewQueries(runId: string): SQL {
-  return sql`counted AS (
+/**
+ * The CTEs a tagged run adds to its catalog write (upsert.sql.ts's `alongside`): its own list of
+ * queries, and its count of new catalog entries from the upsert's `upserted`.
+ */
+export function runQueriesAndNewCount(runId: string): SQL {
+  return sql`${runQueriesFromInput(runId)}, counted AS (
     UPDATE ci_runs SET new_query_count = (SELECT count(*) FROM upserted WHERE inserted) WHERE id = ${runId}
   )`;
 }

@@ -15,7 +15,7 @@ import { ciRunSchemas, ciRuns } from '../db/schema';
 import type { Db } from '../db/store';
 import { newId } from '../ids';
 import { prepareRun } from './prepare-pool';
-import { countNewQueries, insertRun, insertUntaggedRunQueries, runQueriesFromInput } from './ingest.sql';
+import { insertRun, insertUntaggedRunQueries, runQueriesAndNewCount } from './ingest.sql';
 import { rowsOf, withRetry } from './sql';
 import { upsertCatalog } from './upsert';
 
@@ -52,7 +52,7 @@ async function findRun(db: Pick<Db, 'select'>, repo: string, runId: string): Pro
       rejected: ciRuns.rejected,
     })
     .from(ciRuns)
-    .where(and(eq(sql`lower(${ciRuns.repo})`, repo.toLowerCase()), eq(ciRuns.runId, runId)));
+    .where(and(eq(sql`lower(${ciRuns.repo})`, sql`lower(${repo})`), eq(ciRuns.runId, runId)));
   return row;
 }
 
@@ -101,7 +101,7 @@ export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestRe
         source: 'ci',
         rows,
         now,
-        alongside: sql`${runQueriesFromInput(id)}, ${countNewQueries(id)}`,
+        alongside: runQueriesAndNewCount(id),
       });
       return { id, environmentId, queryCount: rows.length, newQueryCount, rejected, created: true };
     }),
