@@ -4,10 +4,10 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';
 import { analyzeQueries, planShape, type AnalysisResult, type PlanNode } from './index.js';
 
-let source: PostgresServer;
+let production: PostgresServer;
 let result: AnalysisResult;
-let before: Awaited<ReturnType<typeof sourceFootprint>>;
-let afterAnalysis: Awaited<ReturnType<typeof sourceFootprint>>;
+let before: Awaited<ReturnType<typeof productionFootprint>>;
+let afterAnalysis: Awaited<ReturnType<typeof productionFootprint>>;
 
 const QUERIES = {
   missingFk: `SELECT * FROM orders WHERE customer_id = $1`,
@@ -22,24 +22,24 @@ const QUERIES = {
   partitioned: `SELECT sum(amount) FROM ledger WHERE customer_id = $1`,
 };
 
-/** What a write would change: tuple counters, the catalog, and the transaction id counter. */
-async function sourceFootprint() {
-  await source.query('SELECT pg_sleep(0.6)'); // let exited backends' statistics reach shared memory
-  const stats = await source.query(
+/** What a write would change: tuple counters, the system catalogs, and the transaction id counter. */
+async function productionFootprint() {
+  await production.query('SELECT pg_sleep(0.6)'); // let exited backends' statistics reach shared memory
+  const stats = await production.query(
     `SELECT pg_stat_clear_snapshot(), tup_inserted, tup_updated, tup_deleted FROM pg_stat_database WHERE datname = current_database()`,
   );
-  const catalog = await source.query(
+  const systemCatalogs = await production.query(
     `SELECT md5(string_agg(c.oid || c.relname || c.relpages || c.reltuples || c.relallvisible, ',' ORDER BY c.oid)) AS classes,
             (SELECT count(*) FROM pg_statistic) AS statistics, (SELECT count(*) FROM pg_index) AS indexes,
             pg_snapshot_xmax(pg_current_snapshot())::text AS next_xid
      FROM pg_class c`,
   );
-  return { ...stats.rows[0], ...catalog.rows[0] };
+  return { ...stats.rows[0], ...systemCatalogs.rows[0] };
 }
 
 beforeAll(async () => {
-  source = await startPostgres({ statStatements: false });
-  await source.query(`
+  production = await startPostgres({ statStatements: false });
+  await production.query(`
     CREATE TABLE customer (id int PRIMARY KEY, region text NOT NULL, active bool NOT NULL, created timestamptz NOT NULL);
     INSERT INTO customer SELECT g, 'r' || (g % 50), g % 10 <> 0, now() - g * interval '1 hour' FROM generate_series(1, 30000) g;
     CREATE TABLE orders (id bigint PRIMARY KEY, customer_id int NOT NULL REFERENCES customer, status text NOT NULL,
@@ -57,21 +57,21 @@ beforeAll(async () => {
     INSERT INTO ledger SELECT g, g % 5000, g % 100, date '2024-01-01' + g % 700 FROM generate_series(1, 200000) g;
     CREATE INDEX ledger_customer ON ledger (customer_id);
     ANALYZE;`);
-  before = await sourceFootprint();
+  before = await productionFootprint();
   const entries = Object.entries(QUERIES);
-  result = await analyzeQueries({ source: source.url(), queries: entries.map(([hash, query]) => ({ hash, query, calls: 10 })) });
+  result = await analyzeQueries({ connectionString: production.url(), queries: entries.map(([hash, query]) => ({ hash, query, calls: 10 })) });
   // Taken now: a later test creates an index on purpose to check a claim.
-  afterAnalysis = await sourceFootprint();
+  afterAnalysis = await productionFootprint();
 }, 120_000);
 
 afterAll(async () => {
-  await source?.stop();
+  await production?.stop();
 });
 
 const analysis = (hash: keyof typeof QUERIES) => result.queries.find((q) => q.hash === hash)!;
 
 async function realPlan(sql: string): Promise<PlanNode> {
-  const r = await source.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${sql}`);
+  const r = await production.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${sql}`);
   return r.rows[0]!['QUERY PLAN'][0]!.Plan;
 }
 
@@ -121,20 +121,20 @@ describe('recommendations', () => {
 
   it('the claimed saving holds once the index is created for real', async () => {
     const [rec] = analysis('missingFk').recommendations;
-    const sourceBefore = await realPlan(QUERIES.missingFk);
-    await source.query(rec!.createIndex.replace('CREATE INDEX ON', 'CREATE INDEX verify_idx ON'));
+    const productionBefore = await realPlan(QUERIES.missingFk);
+    await production.query(rec!.createIndex.replace('CREATE INDEX ON', 'CREATE INDEX verify_idx ON'));
     try {
       const after = await realPlan(QUERIES.missingFk);
-      const realSaved = sourceBefore['Total Cost'] - after['Total Cost'];
+      const realSaved = productionBefore['Total Cost'] - after['Total Cost'];
       expect(realSaved).toBeGreaterThanOrEqual((rec!.costBefore - rec!.costAfter) * 0.9);
     } finally {
-      await source.query('DROP INDEX verify_idx');
+      await production.query('DROP INDEX verify_idx');
     }
   });
 });
 
-describe('source database', () => {
-  it('is left untouched: no tuple written, catalog and transaction counter unchanged', () => {
+describe('production database', () => {
+  it('is left untouched: no tuple written, system catalogs and transaction counter unchanged', () => {
     expect(afterAnalysis).toEqual(before);
   });
 });

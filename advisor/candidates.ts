@@ -1,7 +1,7 @@
 // From how a query uses each table (usage.ts) to the indexes worth trying on it. The shadow
 // planner, not this file, decides which candidate wins, so generation errs on the side of trying
 // more: every single column, then composites, covering and partial variants.
-import type { Catalog, TableName } from './catalog.js';
+import type { TableMap, TableName } from './table-map.js';
 import { quoteIdent } from './sql-text.js';
 import type { TableUsage } from './usage.js';
 
@@ -41,11 +41,11 @@ export function candidateTarget(c: IndexCandidate): string {
 }
 
 /** Candidate indexes for one query's table usages; duplicates removed, existing coverage not yet checked. */
-export function candidatesFor(usages: TableUsage[], catalog: Catalog, options: CandidateOptions = {}): IndexCandidate[] {
+export function candidatesFor(usages: TableUsage[], tables: TableMap, options: CandidateOptions = {}): IndexCandidate[] {
   const maxColumns = options.maxColumns ?? 3;
   const out = new Map<string, IndexCandidate>();
   for (const usage of usages) {
-    for (const c of tableCandidates(usage, catalog, options, maxColumns)) {
+    for (const c of tableCandidates(usage, tables, options, maxColumns)) {
       // A column twice (twice a key, or a key and an INCLUDE) adds nothing to an index.
       if (c.keys.length === 0 || new Set([...c.keys, ...c.include]).size !== c.keys.length + c.include.length) continue;
       if (c.am === 'btree' && c.keys.length > maxColumns) continue;
@@ -64,19 +64,19 @@ interface KeyColumns {
   tails: string[][];
 }
 
-function keyColumns(usage: TableUsage, catalog: Catalog): KeyColumns {
+function keyColumns(usage: TableUsage, tables: TableMap): KeyColumns {
   const table = { schema: usage.schema, table: usage.table };
   const plain = usage.uses.filter((x) => !x.inOr);
   const columns = (kind: string) => [...new Set(plain.filter((x) => x.kind === kind).map((x) => x.column))];
-  const eq = columns('eq').sort((a, b) => catalog.distinct(table, b) - catalog.distinct(table, a));
+  const eq = columns('eq').sort((a, b) => tables.distinct(table, b) - tables.distinct(table, a));
   const tails = [...columns('range').map((r) => [r]), ...(usage.orderBy.length ? [usage.orderBy] : []), ...(usage.groupBy.length ? [usage.groupBy] : [])];
   return { eq, joins: columns('join'), tails };
 }
 
-function tableCandidates(usage: TableUsage, catalog: Catalog, options: CandidateOptions, maxColumns: number): IndexCandidate[] {
+function tableCandidates(usage: TableUsage, tables: TableMap, options: CandidateOptions, maxColumns: number): IndexCandidate[] {
   const table = { schema: usage.schema, table: usage.table };
   const btree = (keys: string[], include: string[] = [], predicate: string | null = null): IndexCandidate => ({ ...table, am: 'btree', keys, include, predicate });
-  const { eq, joins, tails } = keyColumns(usage, catalog);
+  const { eq, joins, tails } = keyColumns(usage, tables);
 
   // Single columns: what the simplest advisors try, and what an OR's bitmap scans need.
   const out: IndexCandidate[] = [];
@@ -159,7 +159,7 @@ function partialCandidates(usage: TableUsage, keySets: string[][], joins: string
  */
 export function isCovered(candidate: IndexCandidate, existing: { am: string; keys: (string | null)[]; include: string[]; predicate: string | null }): boolean {
   if (existing.am !== candidate.am) return false;
-  // Directions are not read from the source's indexes: a mixed-direction candidate is always tried.
+  // Directions are not read from production's indexes: a mixed-direction candidate is always tried.
   if (candidate.desc?.length) return false;
   if (candidate.am === 'gin') return existing.keys.length === 1 && existing.keys[0] === candidate.keys[0];
   if (existing.predicate !== candidate.predicate) return false;

@@ -1,9 +1,9 @@
 // Which indexes the advisor tries for a query, read from the query alone: no PostgreSQL, a small
-// catalog written by hand. The shadow planner decides later which of them wins.
+// table map written by hand. The shadow planner decides later which of them wins.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { candidateKey, candidatesFor, candidateTarget, isCovered, type CandidateOptions, type IndexCandidate } from './candidates.js';
-import type { Catalog, ColumnInfo } from './catalog.js';
+import type { TableMap, ColumnInfo } from './table-map.js';
 import { PARTIAL_MAX_DISTINCT, UsageCollector } from './usage.js';
 
 beforeAll(() => loadParser());
@@ -29,7 +29,7 @@ const TABLES: Record<string, Record<string, [string, string, number]>> = {
   },
 };
 
-const catalog: Catalog = {
+const tables: TableMap = {
   resolve: (schema, name) => ((schema ?? 'public') === 'public' && TABLES[name] ? { schema: 'public', table: name } : undefined),
   columns: (t) => {
     const columns = TABLES[t.table];
@@ -40,7 +40,7 @@ const catalog: Catalog = {
 
 /** The candidates for a query, as the CREATE INDEX targets a reader would see. */
 function candidates(sql: string, options?: CandidateOptions): string[] {
-  return candidatesFor(new UsageCollector(catalog).collect(sql), catalog, options).map(candidateTarget);
+  return candidatesFor(new UsageCollector(tables).collect(sql), tables, options).map(candidateTarget);
 }
 
 describe('candidate indexes for a query', () => {
@@ -105,7 +105,7 @@ describe('candidate indexes for a query', () => {
 
   it('never builds a B-tree of more than maxColumns keys', () => {
     const sql = 'SELECT * FROM orders WHERE customer_id = $1 AND store_id = $2 AND total = $3 AND created_at > $4';
-    for (const c of candidatesFor(new UsageCollector(catalog).collect(sql), catalog, { maxColumns: 2 })) expect(c.keys.length).toBeLessThanOrEqual(2);
+    for (const c of candidatesFor(new UsageCollector(tables).collect(sql), tables, { maxColumns: 2 })) expect(c.keys.length).toBeLessThanOrEqual(2);
   });
 
   it('adds a covering variant with the other columns the query reads, for an index-only scan', () => {
@@ -166,7 +166,7 @@ describe('candidate indexes for a query', () => {
   });
 
   it('lists each candidate once, however often the query asks for it', () => {
-    const found = candidatesFor(new UsageCollector(catalog).collect('SELECT * FROM orders WHERE customer_id = $1 AND customer_id = $2 ORDER BY customer_id'), catalog);
+    const found = candidatesFor(new UsageCollector(tables).collect('SELECT * FROM orders WHERE customer_id = $1 AND customer_id = $2 ORDER BY customer_id'), tables);
     expect(new Set(found.map(candidateKey)).size).toBe(found.length);
   });
 });
@@ -190,7 +190,7 @@ describe('equality plus order', () => {
   });
 
   it('marks a partial candidate with the column its predicate fixes, so a full index can win a tie', () => {
-    const found = candidatesFor(new UsageCollector(catalog).collect("SELECT * FROM orders WHERE status = 'paid' ORDER BY created_at LIMIT 20"), catalog);
+    const found = candidatesFor(new UsageCollector(tables).collect("SELECT * FROM orders WHERE status = 'paid' ORDER BY created_at LIMIT 20"), tables);
     expect(found.find((c) => c.predicate === "status = 'paid'" && c.keys[0] === 'created_at')?.fixes).toEqual(['status']);
     expect(found.map(candidateTarget)).toContain('public.orders (status, created_at)');
     expect(found.filter((c) => c.predicate === null).every((c) => c.fixes === undefined)).toBe(true);

@@ -7,17 +7,17 @@
 // PostgreSQL gave them; the advisor compares and reports costs with this added.
 import type { PlanNode } from '../shared/plan.js';
 import { estimateBtreeHeight } from './sizing.js';
-import type { SourceSnapshot } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 
 /**
- * Production B-tree heights of the source's indexes, by index name, estimated from their page counts.
+ * Production B-tree heights of production's indexes, by index name, estimated from their page counts.
  * Looked up through maps built once: a whole schema holds tens of thousands of indexes and of
  * column statistics, and a search of the lists per index held the event loop for seconds.
  */
-export function btreeHeights(snapshot: SourceSnapshot): Map<string, number> {
+export function btreeHeights(snapshot: Snapshot): Map<string, number> {
   const out = new Map<string, number>();
   const pages = new Map(snapshot.relations.filter((r) => r.kind === 'i').map((r) => [`${r.schema}.${r.name}`, Math.max(r.blocks, r.relpages)]));
-  // the first of a column's own statistics, as columnSize (catalog.ts) reads it
+  // the first of a column's own statistics, as columnSize (table-map.ts) reads it
   const widths = new Map<string, number>();
   for (const s of snapshot.stats) {
     const key = JSON.stringify([s.schema, s.table, s.column]);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanNode } from '../shared/plan.js';
 import { btreeHeights, descentCost } from './descent.js';
-import type { SourceSnapshot } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 
 const CPU_OPERATOR_COST = 0.0025;
 /** One descent of a height-2 index: 2 x 50 x cpu_operator_cost. */
@@ -60,7 +60,7 @@ describe('the B-tree descent correction', () => {
   });
 });
 
-describe('heights of the source indexes', () => {
+describe("heights of production's indexes", () => {
   const snapshot = {
     relations: [
       { schema: 'public', name: 'orders', kind: 'r', relpages: 8000, reltuples: 1_000_000, relallvisible: 0, blocks: 8000 },
@@ -74,7 +74,7 @@ describe('heights of the source indexes', () => {
       { schema: 'public', table: 'orders', name: 'orders_payload_idx', am: 'gin', keys: ['payload'], include: [], predicate: null, unique: false, parent: null, definition: '' },
     ],
     stats: [{ schema: 'public', table: 'orders', column: 'id', inherited: false, values: { avg_width: 4, null_frac: 0, n_distinct: -1 } }],
-  } as Pick<SourceSnapshot, 'relations' | 'indexes' | 'stats'> as SourceSnapshot;
+  } as Pick<Snapshot, 'relations' | 'indexes' | 'stats'> as Snapshot;
 
   it('are estimated for B-trees from their production page counts, and not for other methods', () => {
     const found = btreeHeights(snapshot);

@@ -9,7 +9,7 @@ import { planWithIndex } from '../test/support/plan-with-index.js';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';
 import { analyzeQueries, type AnalysisResult, type PlanNode } from './index.js';
 
-let source: PostgresServer;
+let production: PostgresServer;
 let result: AnalysisResult;
 
 const QUERIES = {
@@ -30,21 +30,21 @@ const EXPECTED: Record<keyof typeof QUERIES, RegExp> = {
 };
 
 beforeAll(async () => {
-  source = await startPostgres({ statStatements: false });
-  await source.query(`
+  production = await startPostgres({ statStatements: false });
+  await production.query(`
     CREATE TABLE blogs (id int PRIMARY KEY, name text NOT NULL);
     INSERT INTO blogs SELECT n, 'blog ' || n FROM generate_series(0, 999) n;
     CREATE TABLE posts (id int PRIMARY KEY, blog_id int NOT NULL, user_id int NOT NULL, created timestamptz NOT NULL);
     INSERT INTO posts SELECT n, n % 1000, n % 10, timestamptz '2025-01-01' + n * interval '1 minute' FROM generate_series(1, 100000) n;
     ANALYZE;`);
-  result = await analyzeQueries({ source: source.url(), queries: Object.entries(QUERIES).map(([hash, query]) => ({ hash, query, calls: 10 })) });
+  result = await analyzeQueries({ connectionString: production.url(), queries: Object.entries(QUERIES).map(([hash, query]) => ({ hash, query, calls: 10 })) });
 }, 120_000);
 
 afterAll(async () => {
-  await source?.stop();
+  await production?.stop();
 });
 
-const planWith = (createIndex: string, sql: string) => planWithIndex(source.url(), createIndex, sql);
+const planWith = (createIndex: string, sql: string) => planWithIndex(production.url(), createIndex, sql);
 
 const nodes = (plan: PlanNode): PlanNode[] => [plan, ...((plan.Plans as PlanNode[] | undefined) ?? []).flatMap(nodes)];
 

@@ -4,11 +4,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';
-import { analyzeSnapshot, planShape, readProductionSnapshot, startShadowServer, type AnalysisResult, type ShadowServer, type SourceSnapshot } from './index.js';
+import { analyzeSnapshot, planShape, readSnapshot, startShadowServer, type AnalysisResult, type ShadowServer, type Snapshot } from './index.js';
 
-let source: PostgresServer;
+let production: PostgresServer;
 let shadow: ShadowServer;
-let snapshot: SourceSnapshot;
+let snapshot: Snapshot;
 
 const FIRST = {
   byCustomer: `SELECT * FROM orders WHERE customer_id = $1`,
@@ -49,8 +49,8 @@ async function shadowQuery<T extends pg.QueryResultRow>(database: string, sql: s
 const shadowDatabases = async () => (await shadowQuery<{ datname: string }>('postgres', `SELECT datname FROM pg_database WHERE datname LIKE 'shadow\\_%'`)).map((r) => r.datname);
 
 beforeAll(async () => {
-  source = await startPostgres({ statStatements: false });
-  await source.query(`
+  production = await startPostgres({ statStatements: false });
+  await production.query(`
     CREATE TABLE customer (id int PRIMARY KEY, region text NOT NULL, active bool NOT NULL, created timestamptz NOT NULL);
     INSERT INTO customer SELECT g, 'r' || (g % 50), g % 10 <> 0, now() - g * interval '1 hour' FROM generate_series(1, 30000) g;
     CREATE TABLE orders (id bigint PRIMARY KEY, customer_id int NOT NULL REFERENCES customer, status text NOT NULL,
@@ -63,13 +63,13 @@ beforeAll(async () => {
     CREATE TABLE ledger_2025 PARTITION OF ledger FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
     INSERT INTO ledger SELECT g, g % 5000, g % 100, date '2024-01-01' + g % 700 FROM generate_series(1, 100000) g;
     ANALYZE;`);
-  snapshot = await readProductionSnapshot(source.url());
+  snapshot = await readSnapshot(production.url());
   shadow = await startShadowServer();
 }, 120_000);
 
 afterAll(async () => {
   await shadow?.stop();
-  await source?.stop();
+  await production?.stop();
 });
 
 describe('a shadow database kept between analyses', () => {

@@ -10,7 +10,7 @@ import { SET_INDEXES_VALID } from '../shadow/access.js';
 import type { ShadowSession } from '../shadow/session.js';
 import { sizeInputs } from './size-inputs.js';
 import { estimateBtreeHeight, estimateIndexSize } from './sizing.js';
-import type { SourceIndex, SourceSnapshot } from '../snapshot/types.js';
+import type { SnapshotIndex, Snapshot } from '../snapshot/types.js';
 import { escapeIdentifier, quoteIdent } from './sql-text.js';
 
 /** The shadow's scratch names for candidates; plans shown to people name the index instead (recommend.ts). */
@@ -31,7 +31,7 @@ export interface LiveCandidate extends IndexCandidate {
    * serves best. Not set for one value among peers (`user_id = 1` of ten users).
    */
   rareValue?: boolean;
-  /** A source index's uniqueness and definition (a CI run's schema adds it): its size depends on them. */
+  /** A production index's uniqueness and definition (a CI run's schema adds it): its size depends on them. */
   unique?: boolean;
   definition?: string;
 }
@@ -45,7 +45,7 @@ interface Built {
 
 /**
  * Builds each candidate, named from the `first`-th on, on the still-empty tables, then hides them
- * all (indisvalid = false). Null for one PostgreSQL cannot build, or that an index the source has
+ * all (indisvalid = false). Null for one PostgreSQL cannot build, or that an index production has
  * covers. One CREATE INDEX each, then one statement for all: a kept shadow database holds
  * thousands of indexes, and every extra round trip per candidate is paid again in each CI run.
  */
@@ -53,7 +53,7 @@ export async function createCandidates(
   session: ShadowSession,
   unique: ReadonlyMap<string, IndexCandidate>,
   first: number,
-  snapshot: SourceSnapshot,
+  snapshot: Snapshot,
   onProgress: (done: number, total: number) => void = () => undefined,
 ): Promise<Map<string, LiveCandidate | null>> {
   const result = new Map<string, LiveCandidate | null>();
@@ -79,7 +79,7 @@ export async function createCandidates(
     // On a partitioned table CREATE INDEX attaches a partition's matching index instead of
     // building one; those existed before (lower oids) and must stay visible and keep their size.
     const own = tree.filter((r) => r.oid >= tree[0]!.oid);
-    // The predicate as pg_get_expr prints it, the form the source's indexes were read in.
+    // The predicate as pg_get_expr prints it, the form production's indexes were read in.
     const normalized = { ...b.candidate, predicate: tree[0]!.predicate };
     const existing = snapshot.indexes.filter((i) => i.schema === b.candidate.schema && i.table === b.candidate.table);
     if (existing.some((e) => isCovered(normalized, e))) {
@@ -132,7 +132,7 @@ async function indexTrees(session: ShadowSession, indexes: [schema: string, name
  * build it, or for BRIN, whose real size is the few pages its build wrote. Other methods than GIN
  * are sized as a B-tree of the same columns; an expression key as an 8-byte column.
  */
-export async function liveRunIndex(session: ShadowSession, index: SourceIndex): Promise<LiveCandidate | undefined> {
+export async function liveRunIndex(session: ShadowSession, index: SnapshotIndex): Promise<LiveCandidate | undefined> {
   if (index.am === 'brin') return undefined;
   const tree = (await indexTrees(session, [[index.schema, index.name]])).get(`${index.schema}.${index.name}`) ?? [];
   if (!tree.length) return undefined;
@@ -157,7 +157,7 @@ export async function liveRunIndex(session: ShadowSession, index: SourceIndex): 
  * heights); returns the files to extend to that size (extended together, see extendFiles). The
  * parts are read, and their sizes restored, in one statement each for all candidates.
  */
-export async function sizeCandidates(session: ShadowSession, candidates: LiveCandidate[], snapshot: SourceSnapshot): Promise<ExtendJob[]> {
+export async function sizeCandidates(session: ShadowSession, candidates: LiveCandidate[], snapshot: Snapshot): Promise<ExtendJob[]> {
   if (!candidates.length) return [];
   const parts = await session.query<{ index: number; name: string; schema: string; table: string; kind: string; path: string | null }>(
     `SELECT i.indexrelid::int AS index, i.indexrelid::pg_catalog.regclass::text AS name, n.nspname AS schema, t.relname AS table, t.relkind AS kind,

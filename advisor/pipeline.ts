@@ -1,10 +1,10 @@
 // One analysis of a snapshot, start to end: the part of the snapshot its queries need, a shadow
 // database built or reused (prepared-shadow.ts), every query planned with and without candidates,
-// the workload's choice, drop trials, and the kept database handed back.
+// the workload's choice, what-if drops, and the kept database handed back.
 import type { PlannedQuery } from '../shared/analysis.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { candidateKey, candidateTarget, candidatesFor, type CandidateOptions } from './candidates.js';
-import { snapshotCatalog } from './catalog.js';
+import { tableMapOf } from './table-map.js';
 import { btreeHeights, descentCost } from './descent.js';
 import type { LiveCandidate } from './live-candidates.js';
 import { planObjectsReader } from './plan-objects.js';
@@ -14,10 +14,10 @@ import { queryRefs, subsetSnapshot } from './scope.js';
 import { explain } from '../shadow/explain.js';
 import type { ShadowDatabase } from '../shadow/types.js';
 import { dropShadowAccess } from '../shadow/access.js';
-import { tryDrops } from './hidden-indexes.js';
+import { planWhatIfDrops } from './what-if-drops.js';
 import { hiddenStatisticsWarnings, withStatisticsWarnings } from './hidden-statistics.js';
 import { startShadowServer } from '../shadow/server.js';
-import type { SourceSnapshot } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 import { refusalReason } from '../shadow/statement.js';
 import { UsageCollector } from './usage.js';
 import { annotateRecommendations, withSharedCandidates } from './workload.js';
@@ -25,22 +25,22 @@ import type { AnalysisResult, AnalyzeOptions, PreparedQuery } from './types.js';
 import { buildShadow, canGrow, reuseShadow, type PreparedShadow } from './prepared-shadow.js';
 
 /**
- * The part of the snapshot the queries and drop trials need (scope.ts), or all of it. A text that
+ * The part of the snapshot the queries and what-if drops need (scope.ts), or all of it. A text that
  * is refused is never planned, so it needs nothing.
  */
-function shadowScope(snapshot: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions): SourceSnapshot {
+function shadowScope(snapshot: Snapshot, queries: QueryInput[], opts: AnalyzeOptions): Snapshot {
   if (opts.fullShadow || !snapshot.graph) return snapshot;
-  const texts = [...queries, ...(opts.dropTrials ?? []).flatMap((t) => t.queries)].map((q) => q.query).filter((sql) => !refusalReason(sql));
+  const texts = [...queries, ...(opts.whatIfDrops ?? []).flatMap((t) => t.queries)].map((q) => q.query).filter((sql) => !refusalReason(sql));
   const keyOf = new Map(Object.entries(snapshot.graph.relations).map(([key, r]) => [`${r.schema}\u0000${r.name}`, key]));
-  const trialTables = (opts.dropTrials ?? []).flatMap((t) => {
+  const dropTables = (opts.whatIfDrops ?? []).flatMap((t) => {
     const index = snapshot.indexes.find((i) => i.schema === t.schema && i.name === t.name);
     const key = index && keyOf.get(`${index.schema}\u0000${index.table}`);
     return key ? [key] : [];
   });
-  return subsetSnapshot(snapshot, queryRefs(texts), { used: trialTables });
+  return subsetSnapshot(snapshot, queryRefs(texts), { used: dropTables });
 }
 
-export async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[], opts: AnalyzeOptions): Promise<AnalysisResult> {
+export async function planSnapshot(whole: Snapshot, queries: QueryInput[], opts: AnalyzeOptions): Promise<AnalysisResult> {
   const progress = opts.onProgress ?? (() => undefined);
   await loadParser();
   // Only what these queries need goes into the shadow; everything below reads that part.
@@ -90,7 +90,7 @@ export async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[],
       results.push({ ...planned, ...objectsOf(planned.plan) });
     }
     annotateRecommendations(results, snapshot);
-    const dropTrials = opts.dropTrials?.length ? await tryDrops(db.session, opts.dropTrials, costOf) : undefined;
+    const whatIfDrops = opts.whatIfDrops?.length ? await planWhatIfDrops(db.session, opts.whatIfDrops, costOf) : undefined;
     const session = db.session;
     const cost = async (i: number, indexes: LiveCandidate[]) => costOf(await explain(session, queries[i]!.query, indexes.flatMap((c) => c.oids)));
     if (opts.whatIf) await opts.whatIf.run({ live: [...shadow.live.values()], candidatesOf: prepared.map((p) => p.candidates), cost, results });
@@ -105,7 +105,7 @@ export async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[],
     progress({ phase: 'done', done: queries.length, total: queries.length });
     const planned = withStatisticsWarnings(snapshot, results);
     const warnings = [...shadow.warnings, ...hiddenStatisticsWarnings(snapshot, planned)];
-    return { queries: planned, ...choice, warnings, ...(dropTrials && { dropTrials }) };
+    return { queries: planned, ...choice, warnings, ...(whatIfDrops && { whatIfDrops }) };
   } catch (e) {
     failed = true;
     throw e;
@@ -124,14 +124,14 @@ export async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[],
  * A text that is not exactly one plannable statement is refused here and never sent; one the
  * candidate reader cannot follow is still planned, with the parse error kept beside its plan.
  */
-function prepareQueries(snapshot: SourceSnapshot, queries: QueryInput[], options: CandidateOptions | undefined): PreparedQuery[] {
-  const catalog = snapshotCatalog(snapshot);
+function prepareQueries(snapshot: Snapshot, queries: QueryInput[], options: CandidateOptions | undefined): PreparedQuery[] {
+  const tables = tableMapOf(snapshot);
   const prepared = queries.map((q): PreparedQuery => {
     const refused = refusalReason(q.query);
     if (refused) return { candidates: [], error: refused, refused: true };
     try {
-      const usages = new UsageCollector(catalog).collect(q.query);
-      return { candidates: candidatesFor(usages, catalog, options), error: undefined, refused: false };
+      const usages = new UsageCollector(tables).collect(q.query);
+      return { candidates: candidatesFor(usages, tables, options), error: undefined, refused: false };
     } catch (e) {
       return { candidates: [], error: `parse: ${(e as Error).message}`, refused: false };
     }

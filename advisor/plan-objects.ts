@@ -6,7 +6,7 @@
 // that is the name a migration drops.
 import { groupBy } from '../shared/collections.js';
 import type { PlanNode } from '../shared/plan.js';
-import type { SourceIndex, SourceSnapshot } from '../snapshot/types.js';
+import type { SnapshotIndex, Snapshot } from '../snapshot/types.js';
 
 const TABLE_KINDS = new Set(['r', 'p', 'm', 'f']);
 
@@ -16,7 +16,7 @@ export interface PlanObjects {
 }
 
 /** Reads plans made on `snapshot`; the name lookups are built once for all of them. */
-export function planObjectsReader(snapshot: SourceSnapshot): (plan: PlanNode | null) => PlanObjects {
+export function planObjectsReader(snapshot: Snapshot): (plan: PlanNode | null) => PlanObjects {
   const path = searchPath(snapshot);
   const bySearchPath = (schemas: string[]) => path.find((s) => schemas.includes(s)) ?? [...schemas].sort()[0]!;
   const tableSchemas = groupBy(snapshot.relations, (r) => (TABLE_KINDS.has(r.kind) ? r.name : undefined));
@@ -27,7 +27,7 @@ export function planObjectsReader(snapshot: SourceSnapshot): (plan: PlanNode | n
     const schemas = tableSchemas.get(name)?.map((r) => r.schema);
     return schemas?.length ? `${bySearchPath(schemas)}.${name}` : undefined;
   };
-  const rootOf = (index: SourceIndex): SourceIndex => {
+  const rootOf = (index: SnapshotIndex): SnapshotIndex => {
     let current = index;
     for (let depth = 0; current.parent && depth < 32; depth++) {
       const parent = byKey.get(`${current.schema}.${current.parent}`);
@@ -69,9 +69,9 @@ export function planObjectsReader(snapshot: SourceSnapshot): (plan: PlanNode | n
   };
 }
 
-export const planObjects = (plan: PlanNode | null, snapshot: SourceSnapshot): PlanObjects => planObjectsReader(snapshot)(plan);
+export const planObjects = (plan: PlanNode | null, snapshot: Snapshot): PlanObjects => planObjectsReader(snapshot)(plan);
 
-function searchPath(snapshot: SourceSnapshot): string[] {
+function searchPath(snapshot: Snapshot): string[] {
   return snapshot.searchPath
     .split(',')
     .map((s) => s.trim().replace(/^"(.*)"$/, '$1'))

@@ -9,7 +9,7 @@ import { planWithIndex } from '../test/support/plan-with-index.js';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';
 import { analyzeQueries, type AnalysisResult, type PlanNode } from './index.js';
 
-let source: PostgresServer;
+let production: PostgresServer;
 let result: AnalysisResult;
 
 const QUERIES = {
@@ -57,8 +57,8 @@ const EXPECTED: Partial<Record<keyof typeof QUERIES, { table: string; lead: stri
 };
 
 beforeAll(async () => {
-  source = await startPostgres({ statStatements: false });
-  await source.query(`
+  production = await startPostgres({ statStatements: false });
+  await production.query(`
     CREATE TABLE customer (id int PRIMARY KEY, region text NOT NULL, email text NOT NULL);
     INSERT INTO customer SELECT g, 'r' || (g % 50), 'user' || g || '@example.com' FROM generate_series(1, 30000) g;
     CREATE TABLE orders (id bigint PRIMARY KEY, customer_id int NOT NULL REFERENCES customer, status text NOT NULL,
@@ -76,18 +76,18 @@ beforeAll(async () => {
     CREATE MATERIALIZED VIEW customer_totals AS SELECT customer_id, sum(amount) AS total FROM orders GROUP BY 1;
     ANALYZE;`);
   // Writes production keeps counts of: what a new index on the table would have to follow.
-  await source.query(`UPDATE customer SET region = region WHERE id <= 3000`);
-  await source.query(`SELECT pg_sleep(0.6), pg_stat_force_next_flush()`);
-  result = await analyzeQueries({ source: source.url(), queries: Object.entries(QUERIES).map(([hash, query]) => ({ hash, query, calls: 10 })) });
+  await production.query(`UPDATE customer SET region = region WHERE id <= 3000`);
+  await production.query(`SELECT pg_sleep(0.6), pg_stat_force_next_flush()`);
+  result = await analyzeQueries({ connectionString: production.url(), queries: Object.entries(QUERIES).map(([hash, query]) => ({ hash, query, calls: 10 })) });
 }, 240_000);
 
 afterAll(async () => {
-  await source?.stop();
+  await production?.stop();
 });
 
 const analysis = (hash: keyof typeof QUERIES) => result.queries.find((q) => q.hash === hash)!;
 
-const planWith = (createIndex: string, sql: string) => planWithIndex(source.url(), createIndex, sql);
+const planWith = (createIndex: string, sql: string) => planWithIndex(production.url(), createIndex, sql);
 
 const indexNames = (plan: PlanNode): string[] => [
   ...(typeof plan['Index Name'] === 'string' ? [plan['Index Name']] : []),
@@ -124,7 +124,7 @@ describe('indexes chosen for the whole workload', () => {
     byEmail: `SELECT id FROM customer WHERE email = $1`,
   };
   beforeAll(async () => {
-    workload = await analyzeQueries({ source: source.url(), queries: Object.entries(WORKLOAD).map(([hash, query]) => ({ hash, query, calls: 100 })) });
+    workload = await analyzeQueries({ connectionString: production.url(), queries: Object.entries(WORKLOAD).map(([hash, query]) => ({ hash, query, calls: 100 })) });
   }, 240_000);
 
   it('prefers one index serving several queries, listing each query and the saving they share', () => {
@@ -149,7 +149,7 @@ describe('indexes chosen for the whole workload', () => {
 
   it('keeps within a budget of indexes or bytes, taking the best first', async () => {
     const one = await analyzeQueries({
-      source: source.url(),
+      connectionString: production.url(),
       queries: Object.entries(WORKLOAD).map(([hash, query]) => ({ hash, query, calls: 100 })),
       options: { budget: { maxIndexes: 1 } },
     });
@@ -158,7 +158,7 @@ describe('indexes chosen for the whole workload', () => {
     // room for the smallest index once built: its estimate, and the 5% an exact estimate may fall short
     const budget = Math.ceil(Math.min(...workload.indexes.map((i) => i.estimatedBytes!)) * 1.05);
     const bytes = await analyzeQueries({
-      source: source.url(),
+      connectionString: production.url(),
       queries: Object.entries(WORKLOAD).map(([hash, query]) => ({ hash, query, calls: 100 })),
       options: { budget: { maxBytes: budget } },
     });

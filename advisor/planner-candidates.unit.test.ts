@@ -1,10 +1,10 @@
 // Candidates read the way the planner sees a query after rewriting: views replaced by their query,
 // inlined CTEs and subqueries seen through, sorts by position and alias, mixed directions. A small
-// catalog written by hand; advisor/planner-candidates.test.ts proves the same shapes on real data.
+// table map written by hand; advisor/planner-candidates.test.ts proves the same shapes on real data.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { candidatesFor, candidateTarget } from './candidates.js';
-import type { Catalog, ColumnInfo } from './catalog.js';
+import type { TableMap, ColumnInfo } from './table-map.js';
 import { UsageCollector } from './usage.js';
 
 beforeAll(() => loadParser());
@@ -20,7 +20,7 @@ const VIEWS: Record<string, string> = {
   top_orders: `CREATE VIEW public.top_orders AS SELECT id, customer_id FROM orders ORDER BY total DESC LIMIT 100`,
 };
 
-const catalog: Catalog = {
+const tables: TableMap = {
   resolve: (schema, name) => ((schema ?? 'public') === 'public' && TABLES[name] ? { schema: 'public', table: name } : undefined),
   columns: (t) => {
     const columns = TABLES[t.table];
@@ -30,7 +30,7 @@ const catalog: Catalog = {
   view: (schema, name) => ((schema ?? 'public') === 'public' ? VIEWS[name] : undefined),
 };
 
-const candidates = (sql: string) => candidatesFor(new UsageCollector(catalog).collect(sql), catalog).map(candidateTarget);
+const candidates = (sql: string) => candidatesFor(new UsageCollector(tables).collect(sql), tables).map(candidateTarget);
 
 describe('candidates as the planner sees the query', () => {
   it('sees through a view to its table, the view condition and the outer one together', () => {

@@ -10,7 +10,7 @@ import { extendFiles, extendRelations, shrinkFiles, storageInfo, tableFiles, typ
 import { restoreRelationSizes, restoreStatistics } from '../shadow/statistics.js';
 import { storeEndpointRows } from '../shadow/endpoint-rows.js';
 import type { ShadowDatabase, ShadowServer } from '../shadow/types.js';
-import type { SourceSnapshot } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 import type { AnalysisProgress, AnalyzeOptions, PreparedQuery } from './types.js';
 
 /** A shadow database ready to plan on: its session, candidates and the run schema's indexes, sized. */
@@ -28,7 +28,7 @@ export interface PreparedShadow {
 export async function buildShadow(
   server: ShadowServer,
   dbName: string,
-  snapshot: SourceSnapshot,
+  snapshot: Snapshot,
   prepared: PreparedQuery[],
   opts: AnalyzeOptions,
   progress: (p: AnalysisProgress) => void,
@@ -73,7 +73,7 @@ export async function buildShadow(
 const relationId = (r: { schema: string; name: string }) => `${r.schema}\u0000${r.name}`;
 
 /** A kept database can take the rest of this snapshot unless that needs a schema or extension it was not built with. */
-export function canGrow(kept: KeptShadow, snapshot: SourceSnapshot): boolean {
+export function canGrow(kept: KeptShadow, snapshot: Snapshot): boolean {
   return snapshot.ddl.every((d) => kept.ddl.has(ddlKey(d)) || (d.kind !== 'schema' && d.kind !== 'extension'));
 }
 
@@ -86,7 +86,7 @@ export function canGrow(kept: KeptShadow, snapshot: SourceSnapshot): boolean {
 export async function reuseShadow(
   server: ShadowServer,
   kept: KeptShadow,
-  snapshot: SourceSnapshot,
+  snapshot: Snapshot,
   prepared: PreparedQuery[],
   opts: AnalyzeOptions,
   progress: (p: AnalysisProgress) => void,
@@ -103,7 +103,7 @@ export async function reuseShadow(
   if (missing.size > 0 || grow) await shrinkFiles(server, kept.storage, kept.tables);
   const db = await reopenShadowDatabase(server, snapshot, kept.built, opts.statementTimeoutMs);
   try {
-    let added: SourceSnapshot | undefined;
+    let added: Snapshot | undefined;
     if (grow) {
       const extended = await extendShadowDatabase(db, snapshot, newDdl);
       if (!extended) throw new Error('the kept shadow database cannot take the schema or extension these queries need');
@@ -154,7 +154,7 @@ export async function reuseShadow(
  */
 async function sizeRunIndexes(
   db: ShadowDatabase,
-  snapshot: SourceSnapshot,
+  snapshot: Snapshot,
   files: ExtendJob[],
   warnings: string[],
   wanted: (schema: string, name: string) => boolean = () => true,
@@ -189,7 +189,7 @@ function createCandidates(
   db: ShadowDatabase,
   unique: Map<string, IndexCandidate>,
   first: number,
-  snapshot: SourceSnapshot,
+  snapshot: Snapshot,
   progress: (p: AnalysisProgress) => void,
 ): Promise<Map<string, LiveCandidate | null>> {
   return buildCandidates(db.session, unique, first, snapshot, (done, total) => progress({ phase: 'candidates', done, total }));

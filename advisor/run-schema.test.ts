@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSchema } from '../shared/run-schema.js';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';
-import { analyzeSnapshot, planShape, applyRunSchema, readProductionSnapshot, startShadowServer, type AnalysisResult, type AppliedRunSchema, type PlanNode, type ShadowServer } from './index.js';
+import { analyzeSnapshot, planShape, applyRunSchema, readSnapshot, startShadowServer, type AnalysisResult, type AppliedRunSchema, type PlanNode, type ShadowServer } from './index.js';
 
-let source: PostgresServer;
+let productionDb: PostgresServer;
 let shadow: ShadowServer;
 let production: AnalysisResult;
 let applied: AppliedRunSchema;
@@ -48,20 +48,20 @@ const nodes = (plan: PlanNode | null): PlanNode[] => (plan ? [plan, ...(plan.Pla
 const result = (r: AnalysisResult, hash: keyof typeof QUERIES) => r.queries.find((q) => q.hash === hash)!;
 
 async function realPlan(sql: string): Promise<PlanNode> {
-  const r = await source.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${sql}`);
+  const r = await productionDb.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (GENERIC_PLAN, FORMAT JSON) ${sql}`);
   return r.rows[0]!['QUERY PLAN'][0]!.Plan;
 }
 
 beforeAll(async () => {
-  source = await startPostgres({ statStatements: false });
-  await source.query(`
+  productionDb = await startPostgres({ statStatements: false });
+  await productionDb.query(`
     CREATE TABLE events (id bigint PRIMARY KEY, account_id int NOT NULL, kind text NOT NULL, created timestamptz NOT NULL);
     INSERT INTO events SELECT g, g / 2, 'k' || (g % 20), timestamptz '2025-01-01' + g * interval '1 minute' FROM generate_series(1, 100000) g;
     CREATE INDEX events_created_idx ON events (created);
     ANALYZE;`);
   shadow = await startShadowServer();
-  const snapshot = await readProductionSnapshot(source.url());
-  const baseline = await runSchemaOf(source);
+  const snapshot = await readSnapshot(productionDb.url());
+  const baseline = await runSchemaOf(productionDb);
   // The pull request: an index on account_id, events_created_idx dropped, a new table.
   const run: RunSchema = {
     tables: [...baseline.tables, ['public', 'coupons', 'r', null]],
@@ -78,7 +78,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await shadow?.stop();
-  await source?.stop();
+  await productionDb?.stop();
 });
 
 describe('a run schema applied in the shadow', () => {
@@ -103,7 +103,7 @@ describe('a run schema applied in the shadow', () => {
     expect(after.recommendations).toEqual([]);
 
     // Sized, not empty: the same index created for real costs the same (an empty one would look free).
-    await source.query('CREATE INDEX events_account_idx ON events (account_id)');
+    await productionDb.query('CREATE INDEX events_account_idx ON events (account_id)');
     try {
       for (const hash of ['byAccount', 'accountRange'] as const) {
         const real = await realPlan(QUERIES[hash]);
@@ -113,7 +113,7 @@ describe('a run schema applied in the shadow', () => {
         expect(Math.abs(planned.cost! - real['Total Cost']), hash).toBeLessThan(0.1 * real['Total Cost']);
       }
     } finally {
-      await source.query('DROP INDEX events_account_idx');
+      await productionDb.query('DROP INDEX events_account_idx');
     }
   });
 

@@ -15,11 +15,11 @@ import { groupBy } from '../shared/collections.js';
 import type { RunSchema } from '../shared/run-schema.js';
 import { nameKey, searchPathSchemas } from '../snapshot/names.js';
 import { planShadowDdl } from '../shadow/ddl.js';
-import type { GraphRelation, SnapshotGraph, SourceColumn, SourceIndex, SourceSnapshot } from '../snapshot/types.js';
+import type { GraphRelation, SnapshotGraph, SnapshotColumn, SnapshotIndex, Snapshot } from '../snapshot/types.js';
 import { escapeIdentifier } from './sql-text.js';
 
 export interface AppliedRunSchema {
-  snapshot: SourceSnapshot;
+  snapshot: Snapshot;
   /** '' when nothing was applied (the run plans exactly like production), else sha256 of the applied changes. */
   digest: string;
   /** Per table (schema.table), what the run changed that a finding on a query reading it should say. */
@@ -38,7 +38,7 @@ const qualified = (schema: string, name: string) => `${escapeIdentifier(schema)}
 /** pg_get_indexdef of a partitioned index says ON ONLY; CREATE INDEX without it builds the parts too. */
 const normalizeDefinition = (sql: string) => sql.replace(/ ON ONLY /, ' ON ').replace(/\s+/g, ' ').trim();
 
-export function applyRunSchema(snapshot: SourceSnapshot, run: RunSchema, baseline: RunSchema | null): AppliedRunSchema {
+export function applyRunSchema(snapshot: Snapshot, run: RunSchema, baseline: RunSchema | null): AppliedRunSchema {
   // Every check below parses; without the parser each would fail and the run would be reported as unappliable.
   try {
     parseSync('SELECT 1');
@@ -63,9 +63,9 @@ type RunTable = { schema: string; name: string; kind: RunSchema['tables'][number
 
 /** One application in progress: the inputs indexed by schema-qualified name, the copy being changed, and what was said about it. */
 interface Applying {
-  snapshot: SourceSnapshot;
+  snapshot: Snapshot;
   run: RunSchema;
-  out: SourceSnapshot;
+  out: Snapshot;
   graph: SnapshotGraph | undefined;
   /** schema.name of a relation to its key in the graph (the quoted name). */
   graphKey: Map<string, string>;
@@ -76,11 +76,11 @@ interface Applying {
   droppedIndexes: string[];
   /** Tables created in the shadow by this run. */
   created: Set<string>;
-  prodTables: Map<string, SourceSnapshot['relations'][number]>;
+  prodTables: Map<string, Snapshot['relations'][number]>;
   prodViews: Set<string>;
-  prodColumns: Map<string, SourceColumn>;
-  prodColumnsByTable: Map<string, SourceColumn[]>;
-  prodIndexes: Map<string, SourceIndex>;
+  prodColumns: Map<string, SnapshotColumn>;
+  prodColumnsByTable: Map<string, SnapshotColumn[]>;
+  prodIndexes: Map<string, SnapshotIndex>;
   runTables: Map<string, RunTable>;
   runColumns: Map<string, RunSchema['columns']>;
   runSchemas: Set<string>;
@@ -89,8 +89,8 @@ interface Applying {
   baseIndexes: Set<string> | null;
 }
 
-function startApplying(snapshot: SourceSnapshot, run: RunSchema, baseline: RunSchema | null): Applying {
-  const out: SourceSnapshot = {
+function startApplying(snapshot: Snapshot, run: RunSchema, baseline: RunSchema | null): Applying {
+  const out: Snapshot = {
     ...snapshot,
     ddl: [...snapshot.ddl],
     relations: [...snapshot.relations],
@@ -318,7 +318,7 @@ function dropRemovedIndexes(a: Applying): void {
  * reference that constraint, which PostgreSQL would not let outlive it) from the copy.
  * Returns the constraints removed.
  */
-export function dropIndex(out: SourceSnapshot, idx: SourceIndex): string[] {
+export function dropIndex(out: Snapshot, idx: SnapshotIndex): string[] {
   const names = new Set([idx.name]);
   for (let grew = true; grew; ) {
     grew = false;
@@ -391,7 +391,7 @@ function partOf(parentTable: string | null, definition: string, partitioned: Run
 }
 
 /** The index as the advisor reads production's (keys, INCLUDE, predicate), when the definition is one CREATE INDEX of that name on that table. */
-function parseIndex(definition: string, schema: string, table: string, name: string): SourceIndex | undefined {
+function parseIndex(definition: string, schema: string, table: string, name: string): SnapshotIndex | undefined {
   let stmts: unknown[];
   try {
     stmts = parseSync(definition).stmts ?? [];
@@ -446,7 +446,7 @@ function isPlainType(type: string): boolean {
 const normalizeType = (type: string) => type.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /** A column as the snapshot lists production's; the category is what GIN candidates look at. */
-function sourceColumn(schema: string, table: string, name: string, type: string, notNull: boolean): SourceColumn {
+function sourceColumn(schema: string, table: string, name: string, type: string, notNull: boolean): SnapshotColumn {
   const t = normalizeType(type);
   const category = t.endsWith('[]') ? 'A' : ['jsonb', 'json', 'hstore', 'tsvector'].includes(t) ? 'U' : t === 'text' || t.startsWith('character') ? 'S' : 'N';
   return { schema, table, name, type, category, notNull };

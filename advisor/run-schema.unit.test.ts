@@ -6,11 +6,11 @@ import { loadParser } from '../shared/sql-fingerprint.js';
 import { planObjects } from './plan-objects.js';
 import { applyRunSchema, splitQualified } from './run-schema.js';
 import { planShadowDdl } from '../shadow/ddl.js';
-import type { SourceIndex, SourceSnapshot } from '../snapshot/types.js';
+import type { SnapshotIndex, Snapshot } from '../snapshot/types.js';
 
 beforeAll(() => loadParser());
 
-const index = (table: string, name: string, definition: string, over: Partial<SourceIndex> = {}): SourceIndex => ({
+const index = (table: string, name: string, definition: string, over: Partial<SnapshotIndex> = {}): SnapshotIndex => ({
   schema: 'public',
   table,
   name,
@@ -31,7 +31,7 @@ const DEFS = {
   customerPkey: 'CREATE UNIQUE INDEX customer_pkey ON public.customer USING btree (id)',
 };
 
-function production(): SourceSnapshot {
+function production(): Snapshot {
   const rel = (name: string, kind: string, blocks: number) => ({ schema: 'public', name, kind, relpages: blocks, reltuples: blocks * 50, relallvisible: 0, blocks });
   const col = (table: string, name: string, type: string) => ({ schema: 'public', table, name, type, category: 'N', notNull: false });
   return {
@@ -109,7 +109,7 @@ const withoutHand = (): RunSchema => {
 };
 
 /** Every statement the shadow would run for the applied snapshot, as planShadowDdl lets it through. */
-const shadowStatements = (s: SourceSnapshot) => planShadowDdl(s.ddl, []).statements.map((d) => d.sql);
+const shadowStatements = (s: Snapshot) => planShadowDdl(s.ddl, []).statements.map((d) => d.sql);
 
 describe('applyRunSchema', () => {
   it('applies nothing when the run has production schema: digest empty, the snapshot unchanged', () => {

@@ -15,7 +15,7 @@
 // - missingFrom: what a snapshot read for other queries lacks for these (read then from production
 //   and merged in, mergeSnapshots), so a stored snapshot grows with the queries that use it.
 import { parseSync } from 'libpg-query';
-import type { GraphObject, GraphRelation, SnapshotScope, SourceDdl, SourceSnapshot, ObjectName, QueryRefs } from '../snapshot/types.js';
+import type { GraphObject, GraphRelation, SnapshotScope, SnapshotDdl, Snapshot, ObjectName, QueryRefs } from '../snapshot/types.js';
 import { nameKey, searchPathSchemas } from '../snapshot/names.js';
 
 type Node = Record<string, unknown>;
@@ -115,7 +115,7 @@ export interface Closure {
 }
 
 /** Relation keys by name, for resolving names of a snapshot that holds every relation (or that a run created). */
-function relationsByName(snapshot: SourceSnapshot): Map<string, { schema: string; key: string }[]> {
+function relationsByName(snapshot: Snapshot): Map<string, { schema: string; key: string }[]> {
   const byName = new Map<string, { schema: string; key: string }[]>();
   for (const [key, r] of Object.entries(snapshot.graph?.relations ?? {})) {
     const list = byName.get(r.name) ?? [];
@@ -131,7 +131,7 @@ function relationsByName(snapshot: SourceSnapshot): Map<string, { schema: string
  * in a snapshot of everything, as production's search_path would; in a scoped snapshot a name it
  * has not resolved is missing, and so is every object its graph names but it does not hold.
  */
-export function closure(snapshot: SourceSnapshot, refs: QueryRefs, extra: { used?: string[] } = {}): Closure {
+export function closure(snapshot: Snapshot, refs: QueryRefs, extra: { used?: string[] } = {}): Closure {
   const graph = snapshot.graph ?? { relations: {}, types: {}, functions: {} };
   const complete = !snapshot.scope;
   const path = ['pg_catalog', ...searchPathSchemas(snapshot.searchPath)];
@@ -258,7 +258,7 @@ export function closure(snapshot: SourceSnapshot, refs: QueryRefs, extra: { used
 }
 
 /** What the snapshot lacks for `refs`, or undefined when it holds all of it (always, for a snapshot of everything). */
-export function missingFrom(snapshot: SourceSnapshot, refs: QueryRefs): MissingScope | undefined {
+export function missingFrom(snapshot: Snapshot, refs: QueryRefs): MissingScope | undefined {
   if (!snapshot.scope) return undefined;
   if (!snapshot.graph) return undefined;
   const { missing } = closure(snapshot, refs);
@@ -274,7 +274,7 @@ const TABLE_KINDS = new Set(['r', 'p', 'm', 'f']);
  * The result records how the names resolved (scope), so it can be cut again and so a CI run's
  * schema knows which of its tables production lacks (run-schema.ts).
  */
-export function subsetSnapshot(snapshot: SourceSnapshot, refs: QueryRefs, extra: { used?: string[] } = {}): SourceSnapshot {
+export function subsetSnapshot(snapshot: Snapshot, refs: QueryRefs, extra: { used?: string[] } = {}): Snapshot {
   if (!snapshot.graph) return snapshot;
   const c = closure(snapshot, refs, extra);
   const graph = snapshot.graph;
@@ -287,7 +287,7 @@ export function subsetSnapshot(snapshot: SourceSnapshot, refs: QueryRefs, extra:
   };
   const indexes = snapshot.indexes.filter((i) => hasRelation(i.schema, i.table));
   const indexNames = new Set(indexes.map((i) => `${i.schema}\u0000${i.name}`));
-  const keepDdl = (d: SourceDdl): boolean => {
+  const keepDdl = (d: SnapshotDdl): boolean => {
     switch (d.kind) {
       case 'schema':
       case 'extension':
@@ -332,19 +332,19 @@ export function subsetSnapshot(snapshot: SourceSnapshot, refs: QueryRefs, extra:
 /** The DDL entries' order of readSchemaDdl, which merged snapshots keep (the shadow runs them in rounds anyway). */
 const DDL_ORDER = ['schema', 'extension', 'type', 'function', 'aggregate', 'table', 'attach', 'constraint', 'foreign key', 'index', 'view'];
 /** One DDL entry's identity: an index or constraint name is unique per schema or table only. */
-export const ddlKey = (d: SourceDdl): string => `${d.kind}\u0000${d.of ?? ''}\u0000${d.name}`;
+export const ddlKey = (d: SnapshotDdl): string => `${d.kind}\u0000${d.of ?? ''}\u0000${d.name}`;
 
 /**
  * A scoped snapshot with more of production read into it (a later read for other queries). What
  * the base holds stays as it is: plans cached against it remain valid, a query's plan depending
  * on its own objects only.
  */
-export function mergeSnapshots(base: SourceSnapshot, more: SourceSnapshot): SourceSnapshot {
+export function mergeSnapshots(base: Snapshot, more: Snapshot): Snapshot {
   const union = <T>(a: T[], b: T[], key: (x: T) => string): T[] => {
     const seen = new Set(a.map(key));
     return [...a, ...b.filter((x) => !seen.has(key(x)) && seen.add(key(x)))];
   };
-  const rank = (d: SourceDdl) => {
+  const rank = (d: SnapshotDdl) => {
     const i = DDL_ORDER.indexOf(d.kind);
     return i < 0 ? DDL_ORDER.length : i;
   };
@@ -410,11 +410,11 @@ function canonical(value: unknown): string {
  * both cut to the names the stored one was read for hold the same objects, sizes, statistics and
  * settings (write counters aside). Then plans made against the stored one hold for the new read.
  */
-export function unchangedFor(stored: SourceSnapshot, fresh: SourceSnapshot): boolean {
+export function unchangedFor(stored: Snapshot, fresh: Snapshot): boolean {
   if (!stored.scope || !stored.graph || !fresh.graph) return false;
   const refs = refsOfScope(stored.scope);
   if (missingFrom(fresh, refs)) return false;
-  const print = (s: SourceSnapshot) => {
+  const print = (s: Snapshot) => {
     const { writes: _writes, scope: _scope, ...rest } = subsetSnapshot(s, refs);
     return canonical(rest);
   };

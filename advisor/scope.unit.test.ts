@@ -8,7 +8,7 @@ import { loadParser } from '../shared/sql-fingerprint.js';
 import { applyRunSchema } from './run-schema.js';
 import { closure, mergeSnapshots, missingFrom, queryRefs, refsOfScope, subsetSnapshot, unchangedFor } from './scope.js';
 import { nameKey, searchPathSchemas } from '../snapshot/names.js';
-import type { SourceSnapshot } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 
 beforeAll(() => loadParser());
 
@@ -16,7 +16,7 @@ beforeAll(() => loadParser());
  * public: customer, orders (FK to customer), ledger partitioned into ledger_2024 and ledger_2025,
  * view refunds on orders, enum state used by orders; tenant2: orders (same name), unused.
  */
-function production(): SourceSnapshot {
+function production(): Snapshot {
   const rel = (schema: string, name: string, kind = 'r') => ({ schema, name, kind, relpages: 10, reltuples: 500, relallvisible: 0, blocks: 10 });
   const col = (schema: string, table: string, name: string) => ({ schema, table, name, type: 'integer', category: 'N', notNull: false });
   const stat = (schema: string, table: string, column: string) => ({ schema, table, column, inherited: false, values: { n_distinct: -1 } });
@@ -94,7 +94,7 @@ function production(): SourceSnapshot {
   };
 }
 
-const tables = (s: SourceSnapshot) => Object.keys(s.graph!.relations).sort();
+const tables = (s: Snapshot) => Object.keys(s.graph!.relations).sort();
 
 describe('the names a query uses', () => {
   it('reads relations, functions, types and regclass constants from the parse tree', () => {

@@ -15,18 +15,18 @@ import { loadParser } from '../shared/sql-fingerprint.js';
 import {
   analyzeSnapshot,
   queryRefs,
-  readProductionSnapshot,
+  readSnapshot,
   startShadowServer,
   subsetSnapshot,
   unchangedFor,
   type AnalysisResult,
   type QueryInput,
   type ShadowServer,
-  type SourceSnapshot,
+  type Snapshot,
 } from './index.js';
 import { missingFrom, mergeSnapshots } from './scope.js';
 
-let source: PostgresServer;
+let production: PostgresServer;
 let shadow: ShadowServer;
 
 /**
@@ -65,8 +65,8 @@ const inputs = (set: Record<string, string> | [string, string, number][]): Query
   Array.isArray(set) ? set.map(([label, query, calls], i) => ({ hash: `q${i + 1} ${label}`, query, calls })) : Object.entries(set).map(([hash, query]) => ({ hash, query, calls: 10 }));
 
 interface ThreeWays {
-  whole: SourceSnapshot;
-  scoped: SourceSnapshot;
+  whole: Snapshot;
+  scoped: Snapshot;
   full: AnalysisResult;
   cut: AnalysisResult;
   read: AnalysisResult;
@@ -74,8 +74,8 @@ interface ThreeWays {
 
 /** Reads `url` whole and scoped to `queries`, and plans them the three ways. */
 async function threeWays(url: string, queries: QueryInput[]): Promise<ThreeWays> {
-  const whole = await readProductionSnapshot(url);
-  const scoped = await readProductionSnapshot(url, { scope: { names: queryRefs(queries.map((q) => q.query)) } });
+  const whole = await readSnapshot(url);
+  const scoped = await readSnapshot(url, { scope: { names: queryRefs(queries.map((q) => q.query)) } });
   const full = await analyzeSnapshot(whole, queries, { shadow, fullShadow: true });
   const cut = await analyzeSnapshot(whole, queries, { shadow });
   const read = await analyzeSnapshot(scoped, queries, { shadow });
@@ -83,16 +83,16 @@ async function threeWays(url: string, queries: QueryInput[]): Promise<ThreeWays>
 }
 
 /** Relations (schema.name) a snapshot holds, tables and views. */
-const relationsOf = (s: SourceSnapshot) => Object.values(s.graph?.relations ?? {}).map((r) => `${r.schema}.${r.name}`).sort();
+const relationsOf = (s: Snapshot) => Object.values(s.graph?.relations ?? {}).map((r) => `${r.schema}.${r.name}`).sort();
 
 beforeAll(async () => {
   await loadParser();
-  [source, shadow] = await Promise.all([startPostgres({ statStatements: false }), startShadowServer()]);
+  [production, shadow] = await Promise.all([startPostgres({ statStatements: false }), startShadowServer()]);
 }, 120_000);
 
 afterAll(async () => {
   await shadow?.stop();
-  await source?.stop();
+  await production?.stop();
 });
 
 describe('the fidelity cases of advisor.test.ts and kept-shadows.test.ts, beside decoys', () => {
@@ -131,8 +131,8 @@ describe('the fidelity cases of advisor.test.ts and kept-shadows.test.ts, beside
   let ways: ThreeWays;
 
   beforeAll(async () => {
-    url = await source.createDatabase('fidelity');
-    await source.query(
+    url = await production.createDatabase('fidelity');
+    await production.query(
       `CREATE EXTENSION pg_trgm;
       CREATE TABLE customer (id int PRIMARY KEY, region text NOT NULL, active bool NOT NULL, created timestamptz NOT NULL, email text NOT NULL);
       INSERT INTO customer SELECT g, 'r' || (g % 50), g % 10 <> 0, now() - g * interval '1 hour', 'u' || g || '@x.org' FROM generate_series(1, 30000) g;
@@ -237,40 +237,40 @@ describe('the fidelity cases of advisor.test.ts and kept-shadows.test.ts, beside
   });
 
   it('holds a partition queried alone with its parents, not its siblings', async () => {
-    const one = await readProductionSnapshot(url, { scope: { names: queryRefs([QUERIES.onePartition]) } });
+    const one = await readSnapshot(url, { scope: { names: queryRefs([QUERIES.onePartition]) } });
     expect(relationsOf(one)).toEqual(['public.ledger', 'public.ledger_2024']);
     const result = await analyzeSnapshot(one, inputs({ onePartition: QUERIES.onePartition }), { shadow });
     expect(plansOf(result)).toEqual(plansOf(ways.full, ['onePartition']));
     // a statement's target is a relation it needs too
-    const target = await readProductionSnapshot(url, { scope: { names: queryRefs([QUERIES.insert, QUERIES.delete]) } });
+    const target = await readSnapshot(url, { scope: { names: queryRefs([QUERIES.insert, QUERIES.delete]) } });
     expect(relationsOf(target)).toEqual(['public.tickets', 'shop.orders']);
   });
 
   it('resolves unqualified names as the search_path does, past a same-named table', async () => {
-    await source.query(`ALTER DATABASE fidelity SET search_path = archive, public`);
+    await production.query(`ALTER DATABASE fidelity SET search_path = archive, public`);
     try {
       const queries = inputs({ archived: 'SELECT * FROM orders WHERE customer_id = $1', both: 'SELECT count(*) FROM refunds r JOIN public.customer c ON c.id = r.customer_id' });
-      const scoped = await readProductionSnapshot(url, { scope: { names: queryRefs(queries.map((q) => q.query)) } });
+      const scoped = await readSnapshot(url, { scope: { names: queryRefs(queries.map((q) => q.query)) } });
       expect(scoped.scope!.relations).toEqual({ '["orders"]': 'archive.orders', '["refunds"]': 'archive.refunds', '["public","customer"]': 'public.customer' });
       expect(relationsOf(scoped)).toEqual(['archive.orders', 'archive.refunds', 'public.customer']);
-      const whole = await readProductionSnapshot(url);
+      const whole = await readSnapshot(url);
       const full = await analyzeSnapshot(whole, queries, { shadow, fullShadow: true });
       expect(comparable(await analyzeSnapshot(scoped, queries, { shadow }), true)).toEqual(comparable(full, true));
       expect(full.queries[0]!.planShape).toContain('orders');
     } finally {
-      await source.query(`ALTER DATABASE fidelity RESET search_path`);
+      await production.query(`ALTER DATABASE fidelity RESET search_path`);
     }
   });
 
   it('grows a scoped snapshot with what other queries need, and knows when it holds enough', async () => {
-    const first = await readProductionSnapshot(url, { scope: { names: queryRefs([QUERIES.onePartition]) } });
+    const first = await readSnapshot(url, { scope: { names: queryRefs([QUERIES.onePartition]) } });
     const wanted = queryRefs([QUERIES.partitioned, QUERIES.view, QUERIES.enumCast]);
     const missing = missingFrom(first, wanted)!;
     // the parent it holds is now read as a query reads it: its other partitions are missing
     expect(missing.used.sort()).toEqual(['public.ledger_2025']);
     expect(missing.names.relations.map((n) => n.name).sort()).toEqual(['recent_refunds', 'tickets']);
     const held = { relations: Object.keys(first.graph!.relations), types: Object.keys(first.graph!.types), functions: Object.keys(first.graph!.functions) };
-    const more = await readProductionSnapshot(url, { scope: { ...missing, known: held } });
+    const more = await readSnapshot(url, { scope: { ...missing, known: held } });
     expect(relationsOf(more)).not.toContain('public.ledger_2024');
     const merged = mergeSnapshots(first, more);
     expect(missingFrom(merged, wanted)).toBeUndefined();
@@ -298,15 +298,15 @@ describe("bench:advisor's 68 queries on Pagila", () => {
   let ways: ThreeWays;
 
   beforeAll(async () => {
-    const url = await source.createDatabase('pagila');
+    const url = await production.createDatabase('pagila');
     await loadSqlFile(url, PAGILA_SQL, 18);
     // The benchmark's rows, a hundredth of them: enough for the plans to differ by query.
     for (const sql of LOAD_SQL) {
       const smaller = sql.replace(/generate_series\(1, (\d+)\)/g, (_, n: string) => `generate_series(1, ${Math.max(1, Math.ceil(Number(n) / 100))})`);
-      await source.query(`SET session_replication_role = replica; ${smaller}`, [], 'pagila');
+      await production.query(`SET session_replication_role = replica; ${smaller}`, [], 'pagila');
     }
-    for (const w of WORKLOAD_INDEXES.slice(0, 5)) await source.query(w.sql, [], 'pagila');
-    await source.query('VACUUM ANALYZE', [], 'pagila');
+    for (const w of WORKLOAD_INDEXES.slice(0, 5)) await production.query(w.sql, [], 'pagila');
+    await production.query('VACUUM ANALYZE', [], 'pagila');
     ways = await threeWays(url, inputs(WORKLOAD));
   }, 300_000);
 
@@ -338,9 +338,9 @@ describe("GitLab's structure.sql", () => {
   let ways: ThreeWays;
 
   beforeAll(async () => {
-    const url = await source.createDatabase('gitlab');
+    const url = await production.createDatabase('gitlab');
     await loadSqlFile(url, GITLAB_SQL, 18);
-    await source.query(`ANALYZE`, [], 'gitlab');
+    await production.query(`ANALYZE`, [], 'gitlab');
     ways = await threeWays(url, inputs(QUERIES));
   }, 300_000);
 

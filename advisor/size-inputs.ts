@@ -1,12 +1,12 @@
 // What sizing.ts is given about an index, read from a snapshot: each column's statistics as the
 // planner has them (pg_stats of the table, not inherited ones), the type's storage, and for an
-// index the source describes (a CI run's schema adds it), its uniqueness, fillfactor and expression
+// index production describes (a CI run's schema adds it), its uniqueness, fillfactor and expression
 // keys. Looked up through maps built once: a whole schema holds tens of thousands of statistics.
-import { columnSize } from './catalog.js';
+import { columnSize } from './table-map.js';
 import { correctedDistinct } from './size-distinct.js';
 import { TEXT_TYPES, baseTypeName, typeLayout, type ColumnSize } from './sizing-tuple.js';
 import type { IndexShape } from './index-shape.js';
-import type { SourceColumnStats, SourceSnapshot } from '../snapshot/types.js';
+import type { SnapshotColumnStats, Snapshot } from '../snapshot/types.js';
 
 /** What an index to size is: a candidate's columns, or an index definition's. */
 export interface SizedIndex {
@@ -26,8 +26,8 @@ export type SizeInputs = (index: SizedIndex, tuples: number) => IndexShape;
 const EXPRESSION_GUESS = 'an expression key without statistics: sized as wide as the columns it reads, never NULL and without duplicates';
 
 /** Builds the lookup once for a snapshot; each call gives one index's shape on `tuples` rows. */
-export function sizeInputs(snapshot: SourceSnapshot): SizeInputs {
-  const stats = new Map<string, SourceColumnStats>();
+export function sizeInputs(snapshot: Snapshot): SizeInputs {
+  const stats = new Map<string, SnapshotColumnStats>();
   for (const s of snapshot.stats) {
     const key = JSON.stringify([s.schema, s.table, s.column]);
     if (!s.inherited && !stats.has(key)) stats.set(key, s);

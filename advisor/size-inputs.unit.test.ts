@@ -2,7 +2,7 @@
 // widths of sampled values, type layouts, and the cautious reading of an expression key.
 import { describe, expect, it } from 'vitest';
 import { arrayItems, sizeInputs } from './size-inputs.js';
-import type { SourceSnapshot } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 
 const snapshot = {
   settings: {},
@@ -16,7 +16,7 @@ const snapshot = {
     { schema: 'public', table: 't', column: 'code', inherited: false, values: { avg_width: 5, null_frac: 0, n_distinct: -1, histogram_bounds: '{abcd,"a b,c",wxyz}' } },
     { schema: 'public', table: 't', column: 'amount', inherited: false, values: { avg_width: 7, null_frac: 0, n_distinct: 10, most_common_vals: '{12.25,0.00}', most_common_freqs: '{0.5,0.5}' } },
   ],
-} as unknown as SourceSnapshot;
+} as unknown as Snapshot;
 
 const shape = sizeInputs(snapshot);
 

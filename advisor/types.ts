@@ -5,7 +5,7 @@ import type { CandidateOptions, IndexCandidate } from './candidates.js';
 import type { LiveCandidate } from './live-candidates.js';
 import type { QueryInput } from './recommend.js';
 import type { ShadowServer } from '../shadow/types.js';
-import type { DropTrial, DropTrialResult } from './hidden-indexes.js';
+import type { WhatIfDrop, WhatIfDropResult } from './what-if-drops.js';
 import type { ShadowSlots } from '../shadow/slots.js';
 
 export interface AnalysisResult {
@@ -17,8 +17,8 @@ export interface AnalysisResult {
   stopReason: ChoiceStop;
   /** Schema objects the shadow could not rebuild, statistics it could not restore. */
   warnings: string[];
-  /** With `dropTrials`: each index's queries planned with and without it (hidden-indexes.ts). */
-  dropTrials?: DropTrialResult[];
+  /** With `whatIfDrops`: each index's queries planned with and without it (what-if-drops.ts). */
+  whatIfDrops?: WhatIfDropResult[];
 }
 
 export interface AnalysisProgress {
@@ -47,11 +47,11 @@ export interface AnalyzeOptions {
    * snapshot, schema differences applied included, e.g. `snapshotId + digest`.
    */
   reuseKey?: string;
-  /** Indexes to try dropping, after the queries are planned, in the same shadow (hidden-indexes.ts). */
-  dropTrials?: DropTrial[];
+  /** Indexes to try dropping, after the queries are planned, in the same shadow (what-if-drops.ts). */
+  whatIfDrops?: WhatIfDrop[];
   /**
    * Rebuild the whole snapshot in the shadow. By default the shadow carries only what the
-   * queries (and drop trials) need (scope.ts), which plans them the same; a snapshot without a
+   * queries (and what-if drops) need (scope.ts), which plans them the same; a snapshot without a
    * dependency graph (read by an older version) is always rebuilt whole.
    */
   fullShadow?: boolean;
@@ -82,7 +82,7 @@ export interface WhatIfHook {
 
 export interface AnalyzeInput {
   /** Production connection string; used read-only, nothing is created or changed there. */
-  source: string;
+  connectionString: string;
   queries: QueryInput[];
   options?: AnalyzeOptions;
 }

@@ -3,7 +3,7 @@
 // table, sorted or grouped on, tested for containment (jsonb/array), fixed by a constant (a
 // partial-index predicate), or only read. candidates.ts turns these usages into indexes to try.
 import { parseSync } from 'libpg-query';
-import type { Catalog, TableName } from './catalog.js';
+import type { TableMap, TableName } from './table-map.js';
 import { quoteIdent, quoteLiteral } from './sql-text.js';
 
 /** Most distinct values a column may have for `col = literal` to be taken as a partial-index predicate. */
@@ -169,7 +169,7 @@ export class UsageCollector {
   readonly usages: TableUsage[] = [];
   private viewDepth = 0;
   private readonly views = new Map<string, Node | undefined>();
-  constructor(private readonly catalog: Catalog) {}
+  constructor(private readonly tables: TableMap) {}
 
   collect(sql: string): TableUsage[] {
     const tree = parseSync(sql) as { stmts?: { stmt?: Node }[] };
@@ -273,10 +273,10 @@ export class UsageCollector {
     return out;
   }
 
-  /** Every column of a FROM item, in its order: a table's from the catalog, a derived one's as traced. */
+  /** Every column of a FROM item, in its order: a table's from the table map, a derived one's as traced. */
   private entryColumns(e: ScopeEntry): OutputColumn[] {
     if (e.kind === 'derived') return e.columns;
-    return [...(this.catalog.columns(e)?.keys() ?? [])].map((column) => ({ name: column, source: { entry: e, column } }));
+    return [...(this.tables.columns(e)?.keys() ?? [])].map((column) => ({ name: column, source: { entry: e, column } }));
   }
 
   /**
@@ -315,7 +315,7 @@ export class UsageCollector {
 
   /** A view's query, parsed once per collector; undefined for a name that is no view. */
   private viewQuery(schema: string | undefined, name: string): Node | undefined {
-    const sql = this.catalog.view?.(schema, name);
+    const sql = this.tables.view?.(schema, name);
     if (sql === undefined) return undefined;
     if (!this.views.has(sql)) {
       const stmt = (parseSync(sql) as { stmts?: { stmt?: Node }[] }).stmts?.[0]?.stmt;
@@ -337,7 +337,7 @@ export class UsageCollector {
     };
     const cte = schema ? undefined : this.cte(name, scope);
     if (cte) return derived(cte.inline ? renamed(this.statement(cte.query, cte.scope), cte.names) : cte.fenced);
-    const table = this.catalog.resolve(schema, name);
+    const table = this.tables.resolve(schema, name);
     if (!table) {
       const view = this.viewQuery(schema, name);
       if (!view || this.viewDepth >= MAX_VIEW_DEPTH) return undefined;
@@ -398,7 +398,7 @@ export class UsageCollector {
 
   /** Whether a FROM item has a column of that name, and the table column it is when it is one. */
   private lookup(e: ScopeEntry, column: string): { found: boolean; column?: ScopedColumn } {
-    if (e.kind === 'table') return this.catalog.columns(e)?.has(column) ? { found: true, column: { entry: e, column } } : { found: false };
+    if (e.kind === 'table') return this.tables.columns(e)?.has(column) ? { found: true, column: { entry: e, column } } : { found: false };
     const c = e.columns.find((x) => x.name === column);
     return c ? { found: true, column: c.source } : { found: false };
   }
@@ -523,13 +523,13 @@ export class UsageCollector {
       // can become a partial index predicate; on a high-cardinality column (customer_id = 42)
       // it is a parameter in all but name, and an index for one customer would be useless.
       const k = constantText(right);
-      const stateLike = k !== undefined && this.catalog.distinct(c.entry, c.column) <= PARTIAL_MAX_DISTINCT;
+      const stateLike = k !== undefined && this.tables.distinct(c.entry, c.column) <= PARTIAL_MAX_DISTINCT;
       this.use(c.entry, { column: c.column, kind: 'eq', inOr, ...(stateLike ? { constant: `${quoteIdent(c.column)} = ${k}` } : {}) });
     } else if (RANGE_OPS.has(operator)) {
       this.use(c.entry, { column: c.column, kind: 'range', inOr });
     } else if (CONTAIN_OPS.has(operator)) {
       // GIN's default operator classes cover jsonb and arrays.
-      const info = this.catalog.columns(c.entry)?.get(c.column);
+      const info = this.tables.columns(c.entry)?.get(c.column);
       if (info && (info.type === 'jsonb' || info.category === 'A')) this.use(c.entry, { column: c.column, kind: 'contain', inOr });
     } else if (operator === '<>' || operator === '!=') {
       const k = constantText(right);

@@ -10,7 +10,7 @@
 import type { ChoiceStop, IndexRecommendation, PlannedQuery, Recommendation, SavingPoint, TableWrites, WorkloadBudget } from '../shared/analysis.js';
 import { candidateKey, type IndexCandidate } from './candidates.js';
 import { curveOf, kneeOf, stopOf } from './knee.js';
-import type { SourceSnapshot } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 
 /** Other queries' candidates added to one query's, at most: each costs one more plan per round. */
 const MAX_SHARED = 6;
@@ -49,7 +49,7 @@ export function withSharedCandidates(lists: IndexCandidate[][]): IndexCandidate[
 }
 
 /** Index sizes in bytes and the table's production write rates on every recommendation and alternative. */
-export function annotateRecommendations(results: PlannedQuery[], snapshot: SourceSnapshot): void {
+export function annotateRecommendations(results: PlannedQuery[], snapshot: Snapshot): void {
   const writes = new Map((snapshot.writes ?? []).map((w) => [`${w.schema}.${w.table}`, w]));
   const round = (n: number) => Math.round(n * 1000) / 1000;
   const ratesOf = (table: string): TableWrites | null => {

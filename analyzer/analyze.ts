@@ -1,6 +1,6 @@
 // POST /postgres/analyze: plans, costs and index recommendations for one database, planned with
 // that database's own statistics in the advisor's shadow server. The database is only read.
-import { analyzeQueries, analyzeSnapshot, readProductionSnapshot, resolveIndexNames, ShadowBusyError, withoutIndexes } from '../advisor/index';
+import { analyzeQueries, analyzeSnapshot, readSnapshot, resolveIndexNames, ShadowBusyError, withoutIndexes } from '../advisor/index';
 import { fingerprintQuery } from '../shared/sql-fingerprint';
 import { isDataQuery } from '../shared/data-queries';
 import type { AnalyzeRequest, AnalyzeResponse } from '../shared/analysis';
@@ -61,7 +61,7 @@ export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLi
   try {
     if (request.hiddenIndexes?.length) {
       // The names are checked against production before a shadow slot is waited for.
-      const snapshot = await readProductionSnapshot(request.db);
+      const snapshot = await readSnapshot(request.db);
       const resolved = resolveIndexNames(snapshot, request.hiddenIndexes);
       if (resolved.problems.length) {
         const issues = resolved.problems.map((p) => ({ path: `hiddenIndexes.${p.position}`, message: p.message }));
@@ -70,7 +70,7 @@ export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLi
       hidden = resolved.indexes.map((i) => `${i.schema}.${i.name}`);
       result = await analyzeSnapshot(withoutIndexes(snapshot, resolved.indexes), [...byHash.values()], { budget });
     } else {
-      result = await analyzeQueries({ source: request.db, queries: [...byHash.values()], options: { budget } });
+      result = await analyzeQueries({ connectionString: request.db, queries: [...byHash.values()], options: { budget } });
     }
   } catch (error) {
     // The advisor reads its snapshot through the gateway: a failure there is classified like ours.

@@ -101,16 +101,16 @@ async function main(): Promise<void> {
 
     // 1. Fidelity with every index present.
     t = Date.now();
-    const withIndexes = await analyzeQueries({ source: url, queries });
+    const withIndexes = await analyzeQueries({ connectionString: url, queries });
     const tWith = seconds(t);
     const f1 = await fidelity(db, withIndexes);
 
     // 2. Drop the workload's indexes, plan again and ask for recommendations.
     for (const w of WORKLOAD_INDEXES) await db.query(`DROP INDEX ${w.name}`, [], 'pagila');
     t = Date.now();
-    const full = await analyzeQueries({ source: url, queries });
+    const full = await analyzeQueries({ connectionString: url, queries });
     const tFull = seconds(t);
-    const single = await analyzeQueries({ source: url, queries, options: { candidates: { maxColumns: 1, partial: false, include: false } } });
+    const single = await analyzeQueries({ connectionString: url, queries, options: { candidates: { maxColumns: 1, partial: false, include: false } } });
     const f2 = await fidelity(db, full);
 
     print(`## Plan fidelity (${WORKLOAD.length} queries, generic plans)`);

@@ -22,10 +22,13 @@
 // postgres: the store in a database of the same server), BENCH_PARTS (shop,tenants: which parts run),
 // BENCH_TENANT_ROWS (rows in each of the ten tables, default 50000), BENCH_TENANTS_URL (a
 // PostgreSQL database already holding the ten tenants: not loaded again, its ten tables filled
-// when empty), BENCH_CPU_PROF (a folder: each server writes a CPU profile there when it stops).
-import { spawn, type ChildProcess } from 'node:child_process';
+// when empty), BENCH_CPU_PROF (a folder: each server writes a CPU profile there when it stops),
+// BENCH_BASELINE_REF (a commit: the scoped cold verdict is also made by the server of that commit,
+// checked out into a temporary worktree, in rounds A B B A with today's, so the event loop's stalls
+// are compared on the same machine at the same moment).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,13 +86,14 @@ interface Server {
   stop(): Promise<void>;
 }
 
-/** querytrail as `npm run serve` starts it, on free ports, with this bench's data folder. */
-async function startServer(env: Record<string, string>): Promise<Server> {
+/** querytrail as `npm run serve` starts it, on free ports, with this bench's data folder; from another checkout if given. */
+async function startServer(env: Record<string, string>, checkout = root): Promise<Server> {
   const port = await freePort();
   const loopFile = path.join(env.DATA_DIR ?? tmpdir(), `event-loop-${port}.json`);
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', '--import', './bench/event-loop.mjs', 'server/main.ts'], {
-    cwd: root,
+  const loopWatch = path.join(root, 'bench', 'event-loop.mjs');
+  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', '--import', loopWatch, 'server/main.ts'], {
+    cwd: checkout,
     env: { ...process.env, ...env, PORT: String(port), ANALYZER_PORT: String(await freePort()), API_TOKEN: token, EVENT_LOOP_FILE: loopFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -460,11 +464,11 @@ interface ColdVerdict {
 }
 
 /** A cold server (nothing stored) with a production connection to `production`, and one run of the ten queries timed. */
-async function coldVerdict(production: string, env: Record<string, string>): Promise<ColdVerdict> {
+async function coldVerdict(production: string, env: Record<string, string>, checkout = root): Promise<ColdVerdict> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'qt-bench-verdict-tenants-'));
   let server: Server | undefined;
   try {
-    server = await startServer({ DATA_DIR: dataDir, ...env });
+    server = await startServer({ DATA_DIR: dataDir, ...env }, checkout);
     const envId = (await api<{ id: string }>(server, 'POST', '/env', { name: 'Tenants', slug: 'tenants' })).body.id;
     await api(server, 'POST', `/env/${envId}/repos`, { repo: 'bench/app' });
     // a baseline on main before production is connected: nothing planned for it, so every query of the run is new
@@ -495,6 +499,35 @@ async function coldVerdict(production: string, env: Record<string, string>): Pro
     await server?.stop();
     if (process.env.BENCH_SERVER_LOG && server) console.log(`server log (${JSON.stringify(env)}):\n${server.log()}`);
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The scoped cold verdict by the server of another commit beside today's, in rounds A B B A (the
+ * first B is the verdict already made): the stalls of both, on the same machine at the same moment.
+ * Returns today's rounds.
+ */
+async function againstBaseline(production: string, freshStore: () => Promise<Record<string, string>>, ref: string, first: ColdVerdict): Promise<ColdVerdict[]> {
+  const checkout = mkdtempSync(path.join(tmpdir(), 'qt-bench-baseline-'));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+  git('worktree', 'add', '--detach', checkout, ref);
+  try {
+    symlinkSync(path.join(root, 'node_modules'), path.join(checkout, 'node_modules'));
+    const commit = git('rev-parse', '--short', ref);
+    const baseline = async () => coldVerdict(production, await freshStore(), checkout);
+    const [a1, b2, a2] = [await baseline(), await coldVerdict(production, await freshStore()), await baseline()];
+    console.log(`\n| scoped cold verdict, round | server | event loop's longest stall (ms) | p99 (ms) | slowest request (ms) | seconds |\n|---|---|---|---|---|---|`);
+    for (const [round, label, r] of [
+      [1, `baseline (${commit})`, a1],
+      [2, 'today', first],
+      [3, 'today', b2],
+      [4, `baseline (${commit})`, a2],
+    ] as const)
+      console.log(`| ${round} | ${label} | ${r.loop.maxMs.toFixed(0)} | ${r.loop.p99Ms.toFixed(0)} | ${r.slowestRequestMs.toFixed(0)} | ${r.seconds.toFixed(1)} |`);
+    return [first, b2];
+  } finally {
+    git('worktree', 'remove', '--force', checkout);
+    rmSync(checkout, { recursive: true, force: true });
   }
 }
 
@@ -562,7 +595,11 @@ async function tenants(): Promise<void> {
       const before = STALL_BASELINE[label]!;
       console.log(`| ${label}, before (${STALL_BASELINE_OF}) | ${before.maxMs} | ${before.p99Ms} | ${before.slowestRequestMs} | ${before.requests} |`);
     }
-    console.log(`\nGoal: the event loop's longest stall under 200 ms: ${Math.max(whole.loop.maxMs, scoped.loop.maxMs) < 200 ? 'met' : 'NOT met'}.`);
+    let stores = 2;
+    const freshStore = async (): Promise<Record<string, string>> => (STORE === 'postgres' && pg15 ? { DATABASE_URL: await pg15.createDatabase(`querytrail${++stores}`) } : {});
+    const rounds = process.env.BENCH_BASELINE_REF ? await againstBaseline(production, freshStore, process.env.BENCH_BASELINE_REF, scoped) : [scoped];
+    const longest = Math.max(...rounds.map((r) => r.loop.maxMs));
+    console.log(`\nGoal: the event loop's longest stall under 200 ms during the default (scoped) verdict: ${longest < 200 ? 'met' : 'NOT met'} (${longest.toFixed(0)} ms).`);
     // The same plans give the same kinds and CREATE INDEX statements. Costs add the B-tree descent
     // the advisor charges by index name (advisor/descent.ts): the whole schema holds each name ten
     // times, and the whole copy charges whichever tenant's index came last (0 to 0.25 apart).

@@ -2,12 +2,12 @@
 // pg_stat_statements and the real HTTP server: every statement of the workload ends up in the
 // catalog with the right counts; nothing of other databases or of PostgreSQL itself does. The run
 // carries the CI database's schema (unless --no-schema), read without running any of its code.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { rowsOf } from '../server/catalog/sql';
 import { ingestRunInput } from '../shared/ci';
 import type { RunSchema } from '../shared/run-schema';
@@ -173,6 +173,7 @@ describe.each(BACKENDS)('querytrail ci-report with the catalog on %s', (backend)
   if (backend === 'pglite') {
     it('reports a file of statements, and fails clearly without the token', async () => {
       const dir = mkdtempSync(path.join(tmpdir(), 'qt-cli-'));
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
       const file = path.join(dir, 'statements.sql');
       writeFileSync(file, "-- checkout\nSELECT * FROM carts WHERE id = 1;\nSELECT 'a;b' FROM carts;\nSELEC broken;\n");
       const unauthorized = await run(['ci-report', '--file', file, '--api', server.url, '--repo', 'acme/app', '--run-id', 'file-1']);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseSchema, RemoteSyncResponse, Table } from '../shared/analyzer-schema';
-import { readSourceSnapshot } from '../snapshot/read';
+import { readSnapshot } from '../snapshot/read';
 import { syncDatabase, DEFAULT_SYNC_SETTINGS } from '../analyzer/sync';
 import { readDatabaseStatements } from '../analyzer/statements';
 import { freePort, startPostgres, type PostgresServer } from '../test/support/postgres';
@@ -341,7 +341,7 @@ describe('the gateway against a database whose owner planted code (PostgreSQL 18
 
     it('takes the advisor snapshot and reads pg_stat_statements for production sync, as a superuser and as the owner', async () => {
       for (const url of [superUrl, ownerUrl]) {
-        const snapshot = await readSourceSnapshot(url);
+        const snapshot = await readSnapshot(url);
         expect(snapshot.relations.map((r) => r.name)).toEqual(expect.arrayContaining(['typed', 'guarded', 'evidence']));
         // The extremes of the enum column's index, as enum_out prints them.
         expect(snapshot.endpoints).toContainEqual({ schema: 'public', table: 'typed', column: 'm', min: 'sad', max: 'happy' });

@@ -61,7 +61,7 @@ export async function createShadowAccess(
   const warnings: string[] = [];
   await withSuperuser(server, 'postgres', async (admin) => {
     await admin.query(`CREATE ROLE ${ident(role)} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS IN ROLE ${ident(PLANNERS_GROUP)}`);
-    // The source's collation changes which LIKE/sort plans an index serves; fall back to C.
+    // Production's collation changes which LIKE/sort plans an index serves; fall back to C.
     let created = false;
     if (locale && locale.collate !== 'C') {
       try {

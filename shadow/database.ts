@@ -5,9 +5,9 @@
 // statistics (statistics.ts), relation files at production's length (relation-files.ts), and
 // EXPLAIN with chosen indexes (explain.ts).
 // Our own catalog queries name pg_catalog explicitly: the session's search_path is production's,
-// and a production table called pg_class must not stand in for the catalog.
+// and a production table called pg_class must not stand in for the system catalog.
 import pg from 'pg';
-import type { SourceDdl, SourceIndex, SourceSnapshot } from '../snapshot/types.js';
+import type { SnapshotDdl, SnapshotIndex, Snapshot } from '../snapshot/types.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 import { ShadowSession } from './session.js';
 import { planShadowDdlInTurns, dropCode } from './ddl.js';
@@ -18,11 +18,11 @@ const ident = pg.escapeIdentifier;
 
 /**
  * Creates a database and its planner role, rebuilds the snapshot's schema without its code as
- * that role and applies the source's planner settings in the role's session.
+ * that role and applies production's planner settings in the role's session.
  */
 export async function createShadowDatabase(
   server: ShadowServer,
-  snapshot: SourceSnapshot,
+  snapshot: Snapshot,
   name: string,
   locale?: { collate: string; ctype: string },
   statementTimeoutMs = 60_000,
@@ -75,8 +75,8 @@ async function runInRounds(session: ShadowSession, statements: string[]): Promis
   return errors;
 }
 
-/** Partition parts of an index get names PostgreSQL chose; give them the source's names so statistics and plans line up. */
-async function nameIndexParts(session: ShadowSession, indexes: SourceIndex[]): Promise<void> {
+/** Partition parts of an index get names PostgreSQL chose; give them production's names so statistics and plans line up. */
+async function nameIndexParts(session: ShadowSession, indexes: SnapshotIndex[]): Promise<void> {
   for (const idx of indexes.filter((i) => i.parent)) {
     const row = await session.query<{ name: string }>(
       `SELECT c.relname AS name FROM pg_catalog.pg_inherits h JOIN pg_catalog.pg_class c ON c.oid = h.inhrelid JOIN pg_catalog.pg_index i ON i.indexrelid = c.oid
@@ -98,7 +98,7 @@ async function nameIndexParts(session: ShadowSession, indexes: SourceIndex[]): P
  * while the tables are at their built length (a foreign key or attached partition is validated
  * by reading them). Returns what could not be run, and the index parts named.
  */
-export async function extendShadowDatabase(db: ShadowDatabase, snapshot: SourceSnapshot, entries: SourceDdl[]): Promise<{ ddlErrors: { sql: string; error: string }[]; notCopied: string[] } | undefined> {
+export async function extendShadowDatabase(db: ShadowDatabase, snapshot: Snapshot, entries: SnapshotDdl[]): Promise<{ ddlErrors: { sql: string; error: string }[]; notCopied: string[] } | undefined> {
   await loadParser();
   const ddl = await planShadowDdlInTurns(entries, [ADMIN_SCHEMA]);
   if (ddl.schemas.length || ddl.extensions.length) return undefined;
@@ -121,7 +121,7 @@ const quoteName = (name: string) => (/^[a-z_][a-z0-9_$]*$/.test(name) ? name : i
  */
 export async function reopenShadowDatabase(
   server: ShadowServer,
-  snapshot: SourceSnapshot,
+  snapshot: Snapshot,
   built: Pick<ShadowDatabase, 'name' | 'ddlErrors' | 'notCopied'>,
   statementTimeoutMs = 60_000,
 ): Promise<ShadowDatabase> {
@@ -137,7 +137,7 @@ export async function reopenShadowDatabase(
   return { ...built, session, close: () => session.end() };
 }
 
-async function applySettings(session: ShadowSession, snapshot: SourceSnapshot): Promise<void> {
+async function applySettings(session: ShadowSession, snapshot: Snapshot): Promise<void> {
   for (const [k, v] of Object.entries(snapshot.settings)) {
     await session.query(`SELECT pg_catalog.set_config($1, $2, false)`, [k, v]).catch(() => undefined);
   }

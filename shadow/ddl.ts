@@ -16,7 +16,7 @@
 // docs/analysis.md ("Limits") lists what this costs in plan fidelity.
 import { parseSync } from 'libpg-query';
 import { deparseSync } from 'pgsql-deparser';
-import type { SourceSnapshot } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 import type { ShadowSession } from './session.js';
 
 /**
@@ -147,7 +147,7 @@ function addColumnWithoutCode(stmt: Json): string | undefined {
 }
 
 /** Sorts the snapshot's DDL into what the superuser creates, what the planner runs, and what is left out. */
-export function planShadowDdl(ddl: SourceSnapshot['ddl'], reservedSchemas: string[]): ShadowDdl {
+export function planShadowDdl(ddl: Snapshot['ddl'], reservedSchemas: string[]): ShadowDdl {
   const out: ShadowDdl = { schemas: [], extensions: [], statements: [], skipped: [] };
   for (const d of ddl) planEntry(d, reservedSchemas, out);
   return out;
@@ -161,7 +161,7 @@ const TURN_MS = 20;
  * schema is tens of thousands of entries, each parsed, which in one go would hold every other
  * request for seconds.
  */
-export async function planShadowDdlInTurns(ddl: SourceSnapshot['ddl'], reservedSchemas: string[]): Promise<ShadowDdl> {
+export async function planShadowDdlInTurns(ddl: Snapshot['ddl'], reservedSchemas: string[]): Promise<ShadowDdl> {
   const out: ShadowDdl = { schemas: [], extensions: [], statements: [], skipped: [] };
   let turn = performance.now();
   for (const d of ddl) {
@@ -174,7 +174,7 @@ export async function planShadowDdlInTurns(ddl: SourceSnapshot['ddl'], reservedS
   return out;
 }
 
-function planEntry(d: SourceSnapshot['ddl'][number], reservedSchemas: string[], out: ShadowDdl): void {
+function planEntry(d: Snapshot['ddl'][number], reservedSchemas: string[], out: ShadowDdl): void {
   {
     const skip = (why: string) => out.skipped.push(`not copied (${d.kind} ${d.name}): ${why}`);
     let stmts: Json[];

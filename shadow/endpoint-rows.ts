@@ -1,7 +1,7 @@
 // Rows that give the planner production's actual extremes of indexed columns, stored in a shadow
 // database that holds no data otherwise.
 import pg from 'pg';
-import type { SourceSnapshot } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 import { groupBy } from '../shared/collections.js';
 import { oidOf } from './oids.js';
 import type { ShadowDatabase } from './types.js';
@@ -9,7 +9,7 @@ import type { ShadowDatabase } from './types.js';
 const ident = pg.escapeIdentifier;
 
 /**
- * Stores, per table, a row holding the smallest value of every column the source has a B-tree
+ * Stores, per table, a row holding the smallest value of every column production has a B-tree
  * endpoint for and a row holding the largest (snapshot.endpoints). The planner, when a constant
  * falls in the first or last histogram bucket, reads the actual extreme from such an index
  * (get_actual_variable_range) and then trusts the histogram down to one row; with empty indexes
@@ -20,7 +20,7 @@ const ident = pg.escapeIdentifier;
  * A table whose rows violate a constraint keeps no rows: both rows or neither, since one
  * endpoint alone would be a wrong extreme. Returns the tables stored.
  */
-export async function storeEndpointRows(db: ShadowDatabase, snapshot: SourceSnapshot): Promise<string[]> {
+export async function storeEndpointRows(db: ShadowDatabase, snapshot: Snapshot): Promise<string[]> {
   const { session } = db;
   const byTable = groupBy(snapshot.endpoints ?? [], (e) => (e.min === null || e.max === null ? undefined : `${e.schema}.${e.table}`));
   const stored: string[] = [];

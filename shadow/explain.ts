@@ -19,7 +19,7 @@ export async function explain(session: ShadowSession, sql: string, validIndexOid
   if (!validIndexOids.length && session.knows(sql)) return session.explain(sql);
   if (!validIndexOids.every((oid) => Number.isSafeInteger(oid) && oid > 0)) throw new Error(`not index oids: ${validIndexOids.join(', ')}`);
   // indcheckxmin false: the updated pg_index row is new, and a set flag would hide the index.
-  // Oids are integers read from the shadow's catalog, so the statement is ours alone.
+  // Oids are integers read from the shadow's system catalogs, so the statement is ours alone.
   if (validIndexOids.length) await session.beginWith(`SELECT ${SET_INDEXES_VALID}('{${validIndexOids.join(',')}}'::pg_catalog.oid[], true)`);
   else await session.query('BEGIN');
   try {

@@ -12,7 +12,7 @@
 import { openSync, ftruncateSync, fstatSync, closeSync, constants } from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import type { SourceRelation } from '../snapshot/types.js';
+import type { SnapshotRelation } from '../snapshot/types.js';
 import { resizeAsOwner } from './file-resizer.js';
 import { oidOf } from './oids.js';
 import type { ShadowSession } from './session.js';
@@ -115,8 +115,8 @@ function run(command: string, args: string[], owner: { uid: number; gid: number 
   });
 }
 
-/** Extends tables and existing indexes to the source's physical sizes; returns what it extended. */
-export async function extendRelations(server: ShadowServer, db: ShadowDatabase, relations: SourceRelation[]): Promise<ExtendJob[]> {
+/** Extends tables and existing indexes to production's physical sizes; returns what it extended. */
+export async function extendRelations(server: ShadowServer, db: ShadowDatabase, relations: SnapshotRelation[]): Promise<ExtendJob[]> {
   const storage = await storageInfo(server, db.session);
   const jobs: ExtendJob[] = [];
   for (const r of relations) {
@@ -138,7 +138,7 @@ export interface ShrinkJob extends ExtendJob {
  * The tables' files as they are now, before extendRelations: what shrinkFiles gives them back so
  * that candidates can again be built on physically empty tables (a kept database, kept-shadows.ts).
  */
-export async function tableFiles(db: ShadowDatabase, relations: SourceRelation[]): Promise<ShrinkJob[]> {
+export async function tableFiles(db: ShadowDatabase, relations: SnapshotRelation[]): Promise<ShrinkJob[]> {
   const jobs: ShrinkJob[] = [];
   for (const r of relations) {
     if (!['r', 'm'].includes(r.kind) || r.blocks <= 0) continue;

@@ -14,16 +14,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';
 import { SHADOW_OS_USER } from './server.js';
 import { analyzeQueries, startShadowServer, ShadowBusyError, ShadowSlots, type AnalysisResult, type ShadowServer } from '../advisor/index.js';
-import { readSourceSnapshot } from '../snapshot/read.js';
-import type { SourceSnapshot } from '../snapshot/types.js';
+import { readSnapshot } from '../snapshot/read.js';
+import type { Snapshot } from '../snapshot/types.js';
 import { createShadowDatabase } from './database.js';
 import type { ShadowDatabase } from './types.js';
 import { dropShadowAccess, plannerRoleOf } from './access.js';
 import { ShadowSession } from './session.js';
 import { loadParser } from '../shared/sql-fingerprint.js';
 
-let source: PostgresServer;
-let sourceUrl: string;
+let production: PostgresServer;
+let productionUrl: string;
 let shadow: ShadowServer;
 let sentinels: string;
 let result: AnalysisResult;
@@ -94,22 +94,22 @@ beforeAll(async () => {
   sentinels = mkdtempSync(path.join(tmpdir(), 'qt-sentinels-'));
   // Writable by the shadow's OS user too: a missing file must mean "never ran", not "could not write".
   chmodSync(sentinels, 0o777);
-  source = await startPostgres({ statStatements: false });
-  sourceUrl = await source.createDatabase('hostile');
-  await source.query(fixture(sentinels), [], 'hostile');
+  production = await startPostgres({ statStatements: false });
+  productionUrl = await production.createDatabase('hostile');
+  await production.query(fixture(sentinels), [], 'hostile');
   // The payload works on this machine when a superuser runs it: the test can fail.
-  await source.query(`SELECT public.pwn('control')`, [], 'hostile');
+  await production.query(`SELECT public.pwn('control')`, [], 'hostile');
   expect(existsSync(path.join(sentinels, 'control-hostile'))).toBe(true);
   rmSync(path.join(sentinels, 'control-hostile'));
   shadow = await startShadowServer();
   await loadParser();
   const queries = Object.entries(QUERIES).map(([hash, query]) => ({ hash, query: query.replaceAll('SENTINELS', sentinels), calls: 10 }));
-  result = await analyzeQueries({ source: sourceUrl, queries, options: { shadow } });
+  result = await analyzeQueries({ connectionString: productionUrl, queries, options: { shadow } });
 }, 180_000);
 
 afterAll(async () => {
   await shadow?.stop();
-  await source?.stop();
+  await production?.stop();
   if (sentinels) rmSync(sentinels, { recursive: true, force: true });
 });
 
@@ -176,7 +176,7 @@ describe('the shadow server process', () => {
 const USER_FUNCTION = `p.pronamespace = 'public'::regnamespace AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')`;
 
 describe('the rebuilt schema', () => {
-  let snapshot: SourceSnapshot;
+  let snapshot: Snapshot;
   let db: ShadowDatabase;
   const name = 'shadow_inspected';
   const asSuperuser = async <T extends pg.QueryResultRow>(sql: string) => {
@@ -190,7 +190,7 @@ describe('the rebuilt schema', () => {
   };
 
   beforeAll(async () => {
-    snapshot = await readSourceSnapshot(sourceUrl);
+    snapshot = await readSnapshot(productionUrl);
     db = await createShadowDatabase(shadow, snapshot, name);
   }, 60_000);
   afterAll(async () => {
@@ -308,7 +308,7 @@ describe('the one-statement check on the server', () => {
 
   it('the smuggled COPY is real: a superuser session with the simple protocol runs it', async () => {
     const file = path.join(sentinels, 'control-smuggled');
-    const c = new pg.Client({ connectionString: sourceUrl });
+    const c = new pg.Client({ connectionString: productionUrl });
     await c.connect();
     try {
       // Its own message: a query string is lexed whole before its first statement runs.
@@ -342,22 +342,22 @@ describe('concurrent analyses', () => {
 
   it('refuses a second analysis with ShadowBusyError when the one slot is taken and there is no queue; the first completes', async () => {
     const slots = new ShadowSlots({ maxConcurrent: 1, queue: 0 });
-    const first = analyzeQueries({ source: sourceUrl, queries, options: { shadow, slots } });
-    const second = analyzeQueries({ source: sourceUrl, queries, options: { shadow, slots } });
+    const first = analyzeQueries({ connectionString: productionUrl, queries, options: { shadow, slots } });
+    const second = analyzeQueries({ connectionString: productionUrl, queries, options: { shadow, slots } });
     await expect(second).rejects.toBeInstanceOf(ShadowBusyError);
     await expect(second).rejects.toThrow('Every shadow planner is busy');
     const done = await first;
     expect(done.queries[0]!.recommendations[0]).toMatchObject({ columns: ['score'] });
     // The slot is free again afterwards.
-    expect((await analyzeQueries({ source: sourceUrl, queries, options: { shadow, slots } })).queries[0]!.plan).not.toBeNull();
+    expect((await analyzeQueries({ connectionString: productionUrl, queries, options: { shadow, slots } })).queries[0]!.plan).not.toBeNull();
   }, 60_000);
 
   it('queues one more when the queue has room, and runs it after the first', async () => {
     const slots = new ShadowSlots({ maxConcurrent: 1, queue: 1 });
     const order: string[] = [];
-    const first = analyzeQueries({ source: sourceUrl, queries, options: { shadow, slots } }).then((r) => (order.push('first'), r));
-    const second = analyzeQueries({ source: sourceUrl, queries, options: { shadow, slots } }).then((r) => (order.push('second'), r));
-    const third = analyzeQueries({ source: sourceUrl, queries, options: { shadow, slots } });
+    const first = analyzeQueries({ connectionString: productionUrl, queries, options: { shadow, slots } }).then((r) => (order.push('first'), r));
+    const second = analyzeQueries({ connectionString: productionUrl, queries, options: { shadow, slots } }).then((r) => (order.push('second'), r));
+    const third = analyzeQueries({ connectionString: productionUrl, queries, options: { shadow, slots } });
     await expect(third).rejects.toBeInstanceOf(ShadowBusyError);
     const [a, b] = await Promise.all([first, second]);
     expect(order).toEqual(['first', 'second']);

@@ -1,6 +1,6 @@
 // Production's statistics restored in a shadow database: pg_class sizes (pg_restore_relation_stats)
 // and pg_stats per column (pg_restore_attribute_stats), for the relations the shadow has.
-import type { SourceSnapshot } from '../snapshot/types.js';
+import type { Snapshot } from '../snapshot/types.js';
 import { oidOf, oidsOf } from './oids.js';
 import type { ShadowSession } from './session.js';
 import type { ShadowDatabase } from './types.js';
@@ -43,8 +43,8 @@ const ATTRIBUTE_TYPES: Record<string, string> = {
   range_bounds_histogram: 'text',
 };
 
-/** Restores pg_class sizes and pg_stats of every relation the source has and the shadow knows. */
-export async function restoreStatistics(db: ShadowDatabase, snapshot: SourceSnapshot): Promise<{ warnings: string[] }> {
+/** Restores pg_class sizes and pg_stats of every relation production has and the shadow knows. */
+export async function restoreStatistics(db: ShadowDatabase, snapshot: Snapshot): Promise<{ warnings: string[] }> {
   const { session } = db;
   const warnings: string[] = [];
   for (const r of snapshot.relations) {
@@ -70,7 +70,7 @@ export async function restoreStatistics(db: ShadowDatabase, snapshot: SourceSnap
 }
 
 /** Restores pg_class sizes only: what building an index overwrites of its table (index_update_stats). */
-export async function restoreRelationSizes(db: ShadowDatabase, snapshot: SourceSnapshot): Promise<void> {
+export async function restoreRelationSizes(db: ShadowDatabase, snapshot: Snapshot): Promise<void> {
   const oids = await oidsOf(db.session, snapshot.relations);
   const known = snapshot.relations.flatMap((r, i) => (oids[i] === undefined ? [] : [{ ...r, oid: oids[i]! }]));
   // A relation that failed here was reported when the database was built; the others still get theirs.

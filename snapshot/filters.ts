@@ -3,7 +3,7 @@
 // parameters. Every reader of the snapshot is then scoped to those oids (ReadFilter), so nothing of
 // an excluded schema is read: no DDL, size, statistic, extreme or write count.
 import { allowedSchema, schemaFilterParams, schemaMatcher, userSchema, type SchemaFilters } from '../shared/schema-filters.js';
-import type { CatalogQuery, ReadFilter, SnapshotGraph, SnapshotScope } from './types.js';
+import type { SystemCatalogQuery, ReadFilter, SnapshotGraph, SnapshotScope } from './types.js';
 
 const allowedObjectsSql = `
 SELECT 'relation' AS what, c.oid::int AS oid
@@ -19,7 +19,7 @@ FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespa
 WHERE ${userSchema('n')} AND ${allowedSchema('n', '$1', '$2')}`;
 
 /** Every relation, type and function of the allowed schemas. */
-export async function allowedObjects(q: CatalogQuery, filters: SchemaFilters): Promise<ReadFilter> {
+export async function allowedObjects(q: SystemCatalogQuery, filters: SchemaFilters): Promise<ReadFilter> {
   const rows = await q(allowedObjectsSql, schemaFilterParams(filters));
   const of = (what: string) => rows.filter((r) => r.what === what).map((r) => Number(r.oid));
   return { relations: of('relation'), types: of('type'), functions: of('function') };

@@ -4,10 +4,10 @@
 // indexes, views. The shadow still runs it in rounds until nothing more succeeds, and decides what
 // of it to rebuild at all (shadow/ddl.ts).
 import { escapeIdentifier, escapeLiteral } from '../gateway/index.js';
-import type { SourceDdl, SourceIndex, CatalogQuery, ReadFilter } from './types.js';
+import type { SnapshotDdl, SnapshotIndex, SystemCatalogQuery, ReadFilter } from './types.js';
 import { allowedSchema, notFromExtension, schemaFilterParams, userSchema, type SchemaFilters } from '../shared/schema-filters.js';
 
-type DdlEntry = SourceDdl;
+type DdlEntry = SnapshotDdl;
 
 /** `AND <column> = ANY($n)` when filtered, with the array as parameter $n; nothing otherwise. */
 export function oidFilter(column: string, oids: number[] | undefined, params: unknown[]): string {
@@ -21,7 +21,7 @@ export const relationKeySql = (ns: string, rel: string) => `pg_catalog.quote_ide
 
 
 /** The application's schemas; public is left out, every database has it. */
-async function readSchemas(q: CatalogQuery, filters?: SchemaFilters): Promise<DdlEntry[]> {
+async function readSchemas(q: SystemCatalogQuery, filters?: SchemaFilters): Promise<DdlEntry[]> {
   const rows = await q(
     `SELECT n.nspname AS name FROM pg_catalog.pg_namespace n WHERE ${userSchema('n')} AND n.nspname <> 'public' AND ${notFromExtension('pg_namespace', 'n.oid')} AND ${allowedSchema('n', '$1', '$2')} ORDER BY 1`,
     schemaFilterParams(filters),
@@ -30,7 +30,7 @@ async function readSchemas(q: CatalogQuery, filters?: SchemaFilters): Promise<Dd
 }
 
 /** Extensions in their schemas (plpgsql is always there). */
-async function readExtensions(q: CatalogQuery): Promise<DdlEntry[]> {
+async function readExtensions(q: SystemCatalogQuery): Promise<DdlEntry[]> {
   const rows = await q(`SELECT e.extname AS name, n.nspname AS schema FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname <> 'plpgsql' ORDER BY 1`);
   return rows.map((r) => ({
     kind: 'extension',
@@ -40,7 +40,7 @@ async function readExtensions(q: CatalogQuery): Promise<DdlEntry[]> {
 }
 
 /** Enums, domains and composite types: columns and functions are declared with them. */
-async function readTypes(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
+async function readTypes(q: SystemCatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
   const params: unknown[] = [];
   const only = oidFilter('t.oid', filter?.types, params);
   const enums = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name,
@@ -69,7 +69,7 @@ async function readTypes(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry
 }
 
 /** SQL and PL/pgSQL functions and procedures, and the aggregates built on them. */
-async function readFunctions(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
+async function readFunctions(q: SystemCatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
   const params: unknown[] = [];
   const only = oidFilter('p.oid', filter?.functions, params);
   const functions = await q(`SELECT p.oid::regprocedure::text AS name, pg_get_functiondef(p.oid) AS def
@@ -101,7 +101,7 @@ async function readFunctions(q: CatalogQuery, filter?: ReadFilter): Promise<DdlE
  * reloptions. Materialized views and foreign tables become plain tables: the planner sizes all
  * three alike.
  */
-async function readTables(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
+async function readTables(q: SystemCatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
   const ddl: DdlEntry[] = [];
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
@@ -130,7 +130,7 @@ async function readTables(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntr
     const withOptions = options.length ? ` WITH (${options.join(', ')})` : '';
     const partition = r.partkey ? ` PARTITION BY ${r.partkey}` : '';
     ddl.push({ kind: 'table', name: String(r.name), sql: `CREATE TABLE ${r.name} (${r.columns})${partition}${withOptions}` });
-    // Attaching after creation keeps the column list the source has, whatever its history.
+    // Attaching after creation keeps the column list production has, whatever its history.
     const of = String(r.name);
     if (r.is_partition && r.parent) ddl.push({ kind: 'attach', name: of, of, sql: `ALTER TABLE ${r.parent} ATTACH PARTITION ${r.name} ${r.bound}` });
     else if (r.parent) ddl.push({ kind: 'attach', name: of, of, sql: `ALTER TABLE ${r.name} INHERIT ${r.parent}` });
@@ -139,7 +139,7 @@ async function readTables(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntr
 }
 
 /** Keys, exclusion constraints, CHECKs and, last, foreign keys (the planner uses them for join estimates). */
-async function readConstraints(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
+async function readConstraints(q: SystemCatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
   const params: unknown[] = [];
   const only = oidFilter('k.conrelid', filter?.relations, params);
   const rows = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table, quote_ident(k.conname) AS name, k.contype AS type,
@@ -160,7 +160,7 @@ async function readConstraints(q: CatalogQuery, filter?: ReadFilter): Promise<Dd
 }
 
 /** Valid indexes, as DDL and as the columns and predicate that tell whether one covers a candidate. */
-async function readIndexes(q: CatalogQuery, filter?: ReadFilter): Promise<{ ddl: DdlEntry[]; indexes: SourceIndex[] }> {
+async function readIndexes(q: SystemCatalogQuery, filter?: ReadFilter): Promise<{ ddl: DdlEntry[]; indexes: SnapshotIndex[] }> {
   const params: unknown[] = [];
   const only = oidFilter('i.indrelid', filter?.relations, params);
   const rows = await q(`SELECT n.nspname AS schema, t.relname AS table, c.relname AS name, am.amname AS am, i.indisunique AS unique,
@@ -202,7 +202,7 @@ async function readIndexes(q: CatalogQuery, filter?: ReadFilter): Promise<{ ddl:
   return { ddl, indexes };
 }
 
-async function readViews(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
+async function readViews(q: SystemCatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
   const rows = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, pg_get_viewdef(c.oid) AS def
@@ -216,7 +216,7 @@ async function readViews(q: CatalogQuery, filter?: ReadFilter): Promise<DdlEntry
  * with a filter, only those objects (schemas and extensions are always read whole: they are few).
  * A scoped read keeps every foreign key of its tables, `references` saying which table each needs.
  */
-export async function readSchemaDdl(q: CatalogQuery, filter?: ReadFilter, schemaFilters?: SchemaFilters): Promise<{ ddl: DdlEntry[]; indexes: SourceIndex[] }> {
+export async function readSchemaDdl(q: SystemCatalogQuery, filter?: ReadFilter, schemaFilters?: SchemaFilters): Promise<{ ddl: DdlEntry[]; indexes: SnapshotIndex[] }> {
   const ddl = [
     ...(await readSchemas(q, schemaFilters)),
     ...(await readExtensions(q)),

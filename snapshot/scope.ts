@@ -16,7 +16,7 @@
 // on one partition does not bring in its siblings.
 import { notFromExtension, userSchema } from '../shared/schema-filters.js';
 import { relationKeySql } from './schema.js';
-import type { CatalogQuery, ReadFilter, GraphObject, GraphRelation, SnapshotGraph, SnapshotScope, ObjectName, QueryRefs, ScopeRequest } from './types.js';
+import type { SystemCatalogQuery, ReadFilter, GraphObject, GraphRelation, SnapshotGraph, SnapshotScope, ObjectName, QueryRefs, ScopeRequest } from './types.js';
 import { nameKey, searchPathSchemas } from './names.js';
 
 /** Tables of every kind and views the shadow rebuilds (readTables, readViews). */
@@ -64,7 +64,7 @@ type Edge = { from: 'relation' | 'type' | 'function'; src: number; what: 'child'
 const ANY = (n: number) => `OPERATOR(pg_catalog.=) ANY ($${n}::pg_catalog.oid[])`;
 
 /** Edges out of relations: children, parents, a view's reads, types and functions. */
-async function relationEdges(q: CatalogQuery, oids: number[]): Promise<Edge[]> {
+async function relationEdges(q: SystemCatalogQuery, oids: number[]): Promise<Edge[]> {
   if (!oids.length) return [];
   const rows = await q(
     `${relationTargets(`SELECT i.inhparent AS src, 'child' AS what, i.inhrelid AS rel FROM pg_catalog.pg_inherits i WHERE i.inhparent ${ANY(1)}
@@ -100,7 +100,7 @@ const objectDependencies = (n: number) => `
     JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass AND d.objid = ad.oid WHERE ad.adrelid ${ANY(n)}`;
 
 /** Edges out of types: a domain's base type, a composite's column types. */
-async function typeEdges(q: CatalogQuery, oids: number[]): Promise<Edge[]> {
+async function typeEdges(q: SystemCatalogQuery, oids: number[]): Promise<Edge[]> {
   if (!oids.length) return [];
   const rows = await q(
     typeTargets(`SELECT t.oid AS src, t.typbasetype AS typ FROM pg_catalog.pg_type t WHERE t.oid ${ANY(1)} AND t.typtype = 'd'
@@ -112,7 +112,7 @@ async function typeEdges(q: CatalogQuery, oids: number[]): Promise<Edge[]> {
 }
 
 /** Edges out of functions: argument and result types; an aggregate's state type and functions. */
-async function functionEdges(q: CatalogQuery, oids: number[]): Promise<Edge[]> {
+async function functionEdges(q: SystemCatalogQuery, oids: number[]): Promise<Edge[]> {
   if (!oids.length) return [];
   const rows = await q(
     `${typeTargets(`SELECT p.oid AS src, u.typ FROM pg_catalog.pg_proc p
@@ -132,7 +132,7 @@ const edgeOf =
   (r: Record<string, unknown>): Edge => ({ from, src: Number(r.src), what: String(r.what) as Edge['what'], dst: Number(r.dst) });
 
 /** The oids of objects named by their DDL names; names production no longer has are left out. */
-async function oidsOfKeys(q: CatalogQuery, keys: { relations?: string[]; types?: string[]; functions?: string[] }): Promise<{ relations: number[]; types: number[]; functions: number[] }> {
+async function oidsOfKeys(q: SystemCatalogQuery, keys: { relations?: string[]; types?: string[]; functions?: string[] }): Promise<{ relations: number[]; types: number[]; functions: number[] }> {
   const rows = await q(
     `SELECT 'relation' AS what, pg_catalog.to_regclass(k)::pg_catalog.oid::int AS oid FROM pg_catalog.unnest($1::text[]) k
      UNION ALL SELECT 'type', pg_catalog.to_regtype(k)::pg_catalog.oid::int FROM pg_catalog.unnest($2::text[]) k
@@ -150,7 +150,7 @@ async function oidsOfKeys(q: CatalogQuery, keys: { relations?: string[]; types?:
  * (overloads and all: the copy must let resolution choose as production does). A schema-qualified
  * name is that schema's. Only objects the shadow copies are returned.
  */
-async function resolveNames(q: CatalogQuery, names: QueryRefs, path: string[]): Promise<{ relations: Map<string, number | null>; functions: Map<string, number[]>; types: Map<string, number[]> }> {
+async function resolveNames(q: SystemCatalogQuery, names: QueryRefs, path: string[]): Promise<{ relations: Map<string, number | null>; functions: Map<string, number[]>; types: Map<string, number[]> }> {
   const split = (list: ObjectName[]) => [list.map((n) => n.schema ?? null), list.map((n) => n.name)];
   const rels = names.relations.length
     ? await q(
@@ -196,7 +196,7 @@ async function resolveNames(q: CatalogQuery, names: QueryRefs, path: string[]): 
 }
 
 /** Which of these relations the shadow copies (a query may name a system catalog or an extension's table). */
-async function copiedRelations(q: CatalogQuery, oids: number[]): Promise<Set<number>> {
+async function copiedRelations(q: SystemCatalogQuery, oids: number[]): Promise<Set<number>> {
   const rows = await q(
     `SELECT c.oid::int AS oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid ${ANY(1)} AND ${COPIED_RELATION('c', 'n')}`,
     [oids],
@@ -214,7 +214,7 @@ export interface ScopedObjects {
  * Works out, in production, every object the request needs (see the top of this file) and the
  * graph of those objects. Objects in `known` are neither followed nor returned.
  */
-export async function scopedObjects(q: CatalogQuery, request: ScopeRequest, searchPath: string): Promise<ScopedObjects> {
+export async function scopedObjects(q: SystemCatalogQuery, request: ScopeRequest, searchPath: string): Promise<ScopedObjects> {
   const path = searchPathSchemas(searchPath);
   const names = request.names ?? { relations: [], functions: [], types: [] };
   const resolved = await resolveNames(q, names, path);
@@ -301,7 +301,7 @@ export async function scopedObjects(q: CatalogQuery, request: ScopeRequest, sear
  * The whole database's graph, for a snapshot of everything: the same edges, read for every
  * relation, type and function the shadow copies.
  */
-export async function wholeGraph(q: CatalogQuery, allowed?: ReadFilter): Promise<SnapshotGraph> {
+export async function wholeGraph(q: SystemCatalogQuery, allowed?: ReadFilter): Promise<SnapshotGraph> {
   const ids = await q(
     `SELECT 'relation' AS what, c.oid::int AS oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE ${COPIED_RELATION('c', 'n')}
      UNION ALL SELECT 'type', t.oid::int FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
@@ -328,7 +328,7 @@ interface Keys {
 }
 
 /** DDL names (and schema, name, kind) of objects by oid. */
-async function keysOf(q: CatalogQuery, relations: number[], types: number[], functions: number[]): Promise<Keys> {
+async function keysOf(q: SystemCatalogQuery, relations: number[], types: number[], functions: number[]): Promise<Keys> {
   const rows = await q(
     `SELECT 'relation' AS what, c.oid::int AS oid, ${relationKeySql('n', 'c')} AS key, n.nspname AS schema, c.relname AS name, c.relkind::text AS kind
        FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid ${ANY(1)}
@@ -348,7 +348,7 @@ async function keysOf(q: CatalogQuery, relations: number[], types: number[], fun
 }
 
 /** The graph of these objects from their edges, by DDL name; edges to objects outside `edges`' targets are named too. */
-async function graphOf(q: CatalogQuery, relations: number[], types: number[], functions: number[], edges: Edge[]): Promise<SnapshotGraph> {
+async function graphOf(q: SystemCatalogQuery, relations: number[], types: number[], functions: number[], edges: Edge[]): Promise<SnapshotGraph> {
   const relationSet = new Set(relations);
   const typeSet = new Set(types);
   const functionSet = new Set(functions);

@@ -1,11 +1,11 @@
-// What the planner reads besides the schema, from the source: the server's version, block size,
+// What the planner reads besides the schema, from production: the server's version, block size,
 // collation and the application's search_path; each relation's sizes (pg_class and the physical
 // length, see shadow/relation-files.ts); column statistics (pg_stats); the planner settings a session may SET;
 // and the actual extremes of indexed columns.
 import { escapeIdentifier, readThroughColumnStatsHelper, type ReadOnlyTransaction } from '../gateway/index.js';
 import { notFromExtension, userSchema } from '../shared/schema-filters.js';
 import { oidFilter } from './schema.js';
-import type { CatalogQuery, ReadFilter, Row, SourceColumn, SourceColumnStats, SourceEndpoint, SourceHiddenStatistics, SourceRelation, SourceSnapshot } from './types.js';
+import type { SystemCatalogQuery, ReadFilter, Row, SnapshotColumn, SnapshotColumnStats, SnapshotEndpoint, SnapshotHiddenStatistics, SnapshotRelation, Snapshot } from './types.js';
 
 // The search_path the application's sessions start with, to resolve the unqualified names of its
 // queries. Ours is pinned to pg_catalog, so it is worked out as PostgreSQL would: the most specific
@@ -21,8 +21,8 @@ const APPLICATION_SEARCH_PATH = `coalesce(
    LIMIT 1),
   (SELECT boot_val FROM pg_catalog.pg_settings WHERE name = 'search_path'))`;
 
-/** Version, application search_path, block size and collation of the source. */
-export async function readServerFacts(q: CatalogQuery): Promise<Pick<SourceSnapshot, 'serverVersionNum' | 'searchPath' | 'blockSize' | 'locale'>> {
+/** Version, application search_path, block size and collation of production. */
+export async function readServerFacts(q: SystemCatalogQuery): Promise<Pick<Snapshot, 'serverVersionNum' | 'searchPath' | 'blockSize' | 'locale'>> {
   const [meta] = await q(`SELECT current_setting('server_version_num')::int AS v, ${APPLICATION_SEARCH_PATH} AS sp, current_setting('block_size')::int AS bs,
     (SELECT datcollate FROM pg_catalog.pg_database WHERE datname = current_database()) AS collate, (SELECT datctype FROM pg_catalog.pg_database WHERE datname = current_database()) AS ctype`);
   return {
@@ -34,7 +34,7 @@ export async function readServerFacts(q: CatalogQuery): Promise<Pick<SourceSnaps
 }
 
 /** Settings that change plans or costs; only ones a session may SET are replayed. */
-export async function readSettings(q: CatalogQuery): Promise<Record<string, string>> {
+export async function readSettings(q: SystemCatalogQuery): Promise<Record<string, string>> {
   const rows = await q(`SELECT name, setting FROM pg_catalog.pg_settings
              WHERE (category OPERATOR(pg_catalog.~~) 'Query Tuning%' OR name IN ('work_mem', 'hash_mem_multiplier', 'max_parallel_workers',
                     'effective_io_concurrency', 'maintenance_io_concurrency', 'jit'))
@@ -43,7 +43,7 @@ export async function readSettings(q: CatalogQuery): Promise<Record<string, stri
 }
 
 /** Sizes of tables, materialized views, foreign tables and indexes: pg_class's and the physical one. With a filter: those tables and their indexes. */
-export async function readRelations(q: CatalogQuery, filter?: ReadFilter): Promise<SourceRelation[]> {
+export async function readRelations(q: SystemCatalogQuery, filter?: ReadFilter): Promise<SnapshotRelation[]> {
   const params: unknown[] = [];
   let only = '';
   if (filter) {
@@ -67,7 +67,7 @@ export async function readRelations(q: CatalogQuery, filter?: ReadFilter): Promi
 }
 
 /** Columns of tables and views, with their type and its category. */
-export async function readColumns(q: CatalogQuery, filter?: ReadFilter): Promise<SourceColumn[]> {
+export async function readColumns(q: SystemCatalogQuery, filter?: ReadFilter): Promise<SnapshotColumn[]> {
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
   const rows = await q(`SELECT n.nspname AS schema, c.relname AS table, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
@@ -104,7 +104,7 @@ const STATS_FIELDS = [
 const ARRAY_TEXT_FIELDS = new Set(['most_common_vals', 'histogram_bounds', 'most_common_elems', 'range_length_histogram', 'range_bounds_histogram']);
 
 /**
- * pg_stats of every column the source's role may see, each field the source's version has. Arrays
+ * pg_stats of every column the reading role may see, each field production's version has. Arrays
  * of values come as text: their element type is the column's, which only the shadow can parse.
  * With `only`: the statistics of those relations (tables, and indexes for their expressions).
  * Columns pg_stats hides from the role come from the administrator's helper when it is installed
@@ -115,8 +115,8 @@ export async function readStats(
   relations: { schema: string; name: string }[],
   only?: { schema: string; name: string }[],
   statementTimeoutMs?: number,
-): Promise<SourceColumnStats[]> {
-  const q: CatalogQuery = (sql, params) => tx.rows<Row>(sql, params ?? []);
+): Promise<SnapshotColumnStats[]> {
+  const q: SystemCatalogQuery = (sql, params) => tx.rows<Row>(sql, params ?? []);
   const statsColumns = (await q(`SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = 'pg_catalog.pg_stats'::pg_catalog.regclass AND attnum > 0`)).map((r) => String(r.attname));
   const fields = STATS_FIELDS.filter((f) => statsColumns.includes(f));
   const params: unknown[] = [];
@@ -132,7 +132,7 @@ export async function readStats(
   const helped = await readThroughColumnStatsHelper<Row>(tx, statement, params, { statementTimeoutMs: Math.min(5_000, statementTimeoutMs ?? 5_000) });
   if (!helped) return own;
   const known = new Set(relations.map((r) => `${r.schema}\u0000${r.name}`));
-  const key = (s: SourceColumnStats) => `${s.schema}\u0000${s.table}\u0000${s.column}\u0000${s.inherited}`;
+  const key = (s: SnapshotColumnStats) => `${s.schema}\u0000${s.table}\u0000${s.column}\u0000${s.inherited}`;
   const seen = new Set(own.map(key));
   const added = helped
     .map((r) => statsRow(r, fields))
@@ -141,7 +141,7 @@ export async function readStats(
 }
 
 /** One row of pg_stats, or of the helper's answer (someone else's data): every field as pg_stats types it, or null. */
-function statsRow(r: Row, fields: readonly string[]): SourceColumnStats {
+function statsRow(r: Row, fields: readonly string[]): SnapshotColumnStats {
   return {
     schema: String(r.schemaname),
     table: String(r.tablename),
@@ -166,7 +166,7 @@ function fieldValue(value: unknown, text: boolean): string | number | null {
  * ever had any: 'never_analyzed' when pg_class counts no rows yet (-1) and no ANALYZE is recorded,
  * which production plans with the same defaults.
  */
-export async function readHiddenStatistics(q: CatalogQuery, stats: readonly SourceColumnStats[], filter?: ReadFilter): Promise<SourceHiddenStatistics[]> {
+export async function readHiddenStatistics(q: SystemCatalogQuery, stats: readonly SnapshotColumnStats[], filter?: ReadFilter): Promise<SnapshotHiddenStatistics[]> {
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
   const rows = await q(`SELECT n.nspname AS schema, c.relname AS table, pg_catalog.array_agg(a.attname::text ORDER BY a.attnum) AS columns,
@@ -200,8 +200,8 @@ export async function readHiddenStatistics(q: CatalogQuery, stats: readonly Sour
  * production must not make its unused indexes look used. The shadow then takes that column's
  * extremes from its statistics, as for a column no index leads with.
  */
-export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?: number, filter?: ReadFilter): Promise<SourceEndpoint[]> {
-  const out: SourceEndpoint[] = [];
+export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?: number, filter?: ReadFilter): Promise<SnapshotEndpoint[]> {
+  const out: SnapshotEndpoint[] = [];
   const timeout = Math.max(1, Math.min(5_000, Math.round(statementTimeoutMs ?? 5_000)));
   const ident = escapeIdentifier;
   // Columns the planner may probe for their actual extremes: the leading column of a valid,

@@ -4,7 +4,7 @@
 // a snapshot (shadow/, advisor/) depends on them without depending on one another.
 import type { SchemaFilters } from '../shared/schema-filters.js';
 
-export interface SourceRelation {
+export interface SnapshotRelation {
   schema: string;
   name: string;
   /** r table, p partitioned table, m materialized view, f foreign table, i index, I partitioned index */
@@ -16,7 +16,7 @@ export interface SourceRelation {
   blocks: number;
 }
 
-export interface SourceIndex {
+export interface SnapshotIndex {
   schema: string;
   table: string;
   name: string;
@@ -31,7 +31,7 @@ export interface SourceIndex {
   definition: string;
 }
 
-export interface SourceColumn {
+export interface SnapshotColumn {
   schema: string;
   table: string;
   name: string;
@@ -41,7 +41,7 @@ export interface SourceColumn {
   notNull: boolean;
 }
 
-export interface SourceColumnStats {
+export interface SnapshotColumnStats {
   schema: string;
   table: string;
   column: string;
@@ -50,8 +50,8 @@ export interface SourceColumnStats {
   values: Record<string, string | number | null>;
 }
 
-/** A table whose column statistics pg_stats hides from the source's role (stats.ts readHiddenStatistics). */
-export interface SourceHiddenStatistics {
+/** A table whose column statistics pg_stats hides from the reading role (stats.ts readHiddenStatistics). */
+export interface SnapshotHiddenStatistics {
   schema: string;
   table: string;
   /** The columns without statistics in the snapshot. */
@@ -60,7 +60,7 @@ export interface SourceHiddenStatistics {
   statistics: 'hidden' | 'never_analyzed';
 }
 
-export interface SourceSnapshot {
+export interface Snapshot {
   serverVersionNum: number;
   searchPath: string;
   blockSize: number;
@@ -74,19 +74,19 @@ export interface SourceSnapshot {
    * `references` the table a foreign key references: what a shadow of part of the schema
    * (scope.ts) keeps of them.
    */
-  ddl: SourceDdl[];
+  ddl: SnapshotDdl[];
   /** Tables, partitioned tables, materialized views, foreign tables and indexes, with their sizes. */
-  relations: SourceRelation[];
+  relations: SnapshotRelation[];
   /** Valid indexes; the shadow gives the parts of its partitioned indexes these parts' names. */
-  indexes: SourceIndex[];
-  columns: SourceColumn[];
-  stats: SourceColumnStats[];
+  indexes: SnapshotIndex[];
+  columns: SnapshotColumn[];
+  stats: SnapshotColumnStats[];
   /**
    * Actual smallest and largest values of columns that lead a plain B-tree index, read through
    * that index. The planner reads them itself (get_actual_variable_range) when a constant falls
    * beyond the histogram; the shadow stores them as two rows so its planner finds them too.
    */
-  endpoints?: SourceEndpoint[];
+  endpoints?: SnapshotEndpoint[];
   /**
    * Indexes only a CI run's schema has (run-schema.ts), on production's tables. Built with the rest
    * of the schema on the empty tables, then sized as candidates are (live-candidates.ts): an index
@@ -94,7 +94,7 @@ export interface SourceSnapshot {
    */
   runIndexes?: { schema: string; name: string }[];
   /** Insert, update and delete counts per table (writes.ts): what a new index would cost; absent in older snapshots. */
-  writes?: SourceTableWrites[];
+  writes?: SnapshotTableWrites[];
   /**
    * What each relation, type and function needs (scope.ts): what lets a shadow carry only
    * the relations its queries touch (scope.ts). Absent in snapshots read before it existed, which
@@ -112,12 +112,12 @@ export interface SourceSnapshot {
    * administrator's helper: the shadow plans them with the planner's defaults. Absent in snapshots
    * read before it existed.
    */
-  hiddenStatistics?: SourceHiddenStatistics[];
+  hiddenStatistics?: SnapshotHiddenStatistics[];
   /** The connection's schema filters it was read with; absent: every schema. */
   schemaFilters?: SchemaFilters;
 }
 
-export interface SourceDdl {
+export interface SnapshotDdl {
   kind: string;
   name: string;
   sql: string;
@@ -160,7 +160,7 @@ export interface SnapshotScope {
   types: Record<string, string[]>;
 }
 
-export interface SourceEndpoint {
+export interface SnapshotEndpoint {
   schema: string;
   table: string;
   column: string;
@@ -169,7 +169,7 @@ export interface SourceEndpoint {
   max: string | null;
 }
 
-export interface ReadSourceOptions {
+export interface ReadSnapshotOptions {
   /** Cap on each statement of the snapshot. Default 60 s. */
   statementTimeoutMs?: number;
   /**
@@ -183,8 +183,8 @@ export interface ReadSourceOptions {
 
 export type Row = Record<string, unknown>;
 
-/** Runs one catalog query of the snapshot's read-only transaction. */
-export type CatalogQuery = (sql: string, params?: unknown[]) => Promise<Row[]>;
+/** Runs one query on PostgreSQL's system catalogs in the snapshot's read-only transaction. */
+export type SystemCatalogQuery = (sql: string, params?: unknown[]) => Promise<Row[]>;
 
 /**
  * The objects a read scoped to some queries is limited to, by oid (scope.ts); a reader
@@ -197,7 +197,7 @@ export interface ReadFilter {
   functions: number[];
 }
 
-export interface SourceTableWrites {
+export interface SnapshotTableWrites {
   schema: string;
   table: string;
   inserted: number;

@@ -3,9 +3,9 @@
 // over a partitioned table's partitions, turned into rates per second. Read in the snapshot's
 // read-only transaction like the rest (read.ts).
 import { oidFilter } from './schema.js';
-import type { CatalogQuery, ReadFilter, SourceTableWrites } from './types.js';
+import type { SystemCatalogQuery, ReadFilter, SnapshotTableWrites } from './types.js';
 
-export async function readTableWrites(q: CatalogQuery, filter?: ReadFilter): Promise<SourceTableWrites[]> {
+export async function readTableWrites(q: SystemCatalogQuery, filter?: ReadFilter): Promise<SnapshotTableWrites[]> {
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
   const rows = await q(`WITH since AS (

@@ -24,12 +24,12 @@ const share = (n: number) => `${(n * 100).toFixed(2)}%`;
 const ms = (n: number) => (n < 10 ? `${n.toFixed(2)} ms` : n < 10_000 ? `${n.toFixed(0)} ms` : `${(n / 1000).toFixed(1)} s`);
 
 /** Plans `queries` with the advisor, then compares its choice with Extend's at every budget; prints both and the curve. */
-export async function compareSelection(report: Report, label: string, source: string, queries: QueryInput[], dataBytes: number): Promise<SelectionSummary> {
+export async function compareSelection(report: Report, label: string, connectionString: string, queries: QueryInput[], dataBytes: number): Promise<SelectionSummary> {
   let summary: SelectionSummary | undefined;
   const started = performance.now();
   let ranAt = 0;
   await analyzeQueries({
-    source,
+    connectionString,
     queries,
     options: {
       whatIf: {

@@ -1,6 +1,6 @@
 // One statement planned on request against production's statistics: the same path as a CI run's
 // verdict (the environment's current snapshot, read only as far as the statement needs, then the
-// analysis cache and a warm shadow server), for a text that is in no catalog yet. The statement
+// plan cache and a warm shadow server), for a text that is in no catalog yet. The statement
 // is checked before anything is read: exactly one statement that EXPLAIN plans without running,
 // as the analyzer's POST /postgres/analyze checks each of its queries. Nothing runs against the
 // user's database but the read-only snapshot read; the plan is made in the shadow.

@@ -1,5 +1,5 @@
 // Index health on an environment: production's unused indexes with what dropping each would cost
-// the catalog (planned in the shadow with the index hidden), and a what-if analysis with
+// the catalog (a what-if drop of the index in the shadow), and a what-if analysis with
 // hiddenIndexes; a real production PostgreSQL with data, over REST.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, openTestServices, startTestServer, stopTestPostgres, type TestServer } from '../../test/support/services';
@@ -80,7 +80,7 @@ describe.each(BACKENDS)('index health of an environment (%s)', (backend) => {
     });
   });
 
-  it('plans the catalog without hidden indexes, keeping the catalog costs production has', async () => {
+  it('plans the catalog without the dropped indexes, keeping the catalog costs production has', async () => {
     const before = ((await api(`/env/${env}/queries`)).body as { hash: string; cost: number }[]).find((q) => q.hash === byNote)!.cost;
     const result = await analyze({ hiddenIndexes: ['items_note_idx'] });
     expect(result).toMatchObject({ status: 'done', hiddenIndexes: ['public.items_note_idx'] });

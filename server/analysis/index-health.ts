@@ -2,10 +2,10 @@
 // through the gateway, when an analysis runs) and, for each unused, duplicate or redundant index,
 // what dropping it would do to the catalog. Only the catalog queries whose production plan reads
 // the index can plan differently without it; those are planned again in the analysis's shadow with
-// the index marked invalid (advisor/hidden-indexes.ts). An index no catalog query's plan reads is
+// the index marked invalid (advisor/what-if-drops.ts). An index no catalog query's plan reads is
 // safe to drop as far as the catalog knows, without planning anything.
 import { and, desc, eq, isNotNull } from 'drizzle-orm';
-import { analyzeSnapshot, ShadowSlots, sharedShadowSlots, type DropTrial, type DropTrialResult, type QueryInput, type SourceSnapshot } from '../../advisor/index';
+import { analyzeSnapshot, ShadowSlots, sharedShadowSlots, type WhatIfDrop, type WhatIfDropResult, type QueryInput, type Snapshot } from '../../advisor/index';
 import { readIndexHealth } from '../../analyzer/index-health';
 import { openGateway } from '../../gateway/index';
 import type { PlannedQuery } from '../../shared/analysis';
@@ -39,8 +39,8 @@ export async function readProductionIndexHealth(connectionString: string, schema
 export interface DropEffectsInput {
   health: IndexHealth;
   snapshotId: string;
-  snapshot: SourceSnapshot;
-  /** The catalog's plans against that snapshot (production's schema, nothing hidden). */
+  snapshot: Snapshot;
+  /** The catalog's plans against that snapshot (production's schema, no index dropped). */
   planned: PlannedQuery[];
   queries: readonly QueryInput[];
   shadows?: WarmShadows;
@@ -55,22 +55,22 @@ export async function withDropEffects(input: DropEffectsInput): Promise<IndexHea
   const byHash = new Map(input.queries.map((q) => [q.hash, q]));
   const inSnapshot = new Set(input.snapshot.indexes.map((i) => `${i.schema}.${i.name}`));
   const effects = new Map<IndexHealthEntry, DropEffect>();
-  const trials: { entry: IndexHealthEntry; trial: DropTrial }[] = [];
+  const drops: { entry: IndexHealthEntry; drop: WhatIfDrop }[] = [];
   for (const entry of input.health.indexes) {
     if (!entry.kinds.some((k) => DROPPABLE.has(k))) continue;
     const key = `${entry.schema}.${entry.name}`;
     const using = input.planned.filter((p) => p.indexesUsed.includes(key)).flatMap((p) => byHash.get(p.hash) ?? []);
     if (using.length === 0) effects.set(entry, { queriesUsing: 0, slower: [], safeToDrop: true, error: null });
     else if (!inSnapshot.has(key)) effects.set(entry, notTried(using.length, 'Not in the production snapshot the analysis planned on.'));
-    else if (trials.length >= MAX_TRIED_INDEXES) effects.set(entry, notTried(using.length, `Not tried: an analysis tries at most ${MAX_TRIED_INDEXES} indexes.`));
-    else trials.push({ entry, trial: { schema: entry.schema, name: entry.name, queries: using.slice(0, MAX_QUERIES_PER_INDEX) } });
+    else if (drops.length >= MAX_TRIED_INDEXES) effects.set(entry, notTried(using.length, `Not tried: an analysis tries at most ${MAX_TRIED_INDEXES} indexes.`));
+    else drops.push({ entry, drop: { schema: entry.schema, name: entry.name, queries: using.slice(0, MAX_QUERIES_PER_INDEX) } });
   }
-  if (trials.length > 0) {
-    const tried = await runTrials(input, trials.map((t) => t.trial));
-    for (const { entry, trial } of trials) {
-      const result = tried.find((r) => r.schema === trial.schema && r.name === trial.name);
+  if (drops.length > 0) {
+    const tried = await runWhatIfDrops(input, drops.map((d) => d.drop));
+    for (const { entry, drop } of drops) {
+      const result = tried.find((r) => r.schema === drop.schema && r.name === drop.name);
       const using = input.planned.filter((p) => p.indexesUsed.includes(`${entry.schema}.${entry.name}`)).length;
-      effects.set(entry, result ? effectOf(result, using, trial.queries.length) : notTried(using, 'Not tried.'));
+      effects.set(entry, result ? effectOf(result, using, drop.queries.length) : notTried(using, 'Not tried.'));
     }
   }
   return { ...input.health, indexes: input.health.indexes.map((e) => ({ ...e, dropEffect: effects.get(e) ?? null })) };
@@ -79,7 +79,7 @@ export async function withDropEffects(input: DropEffectsInput): Promise<IndexHea
 const notTried = (queriesUsing: number, error: string): DropEffect => ({ queriesUsing, slower: [], safeToDrop: false, error });
 
 /** Safe only when every query that reads it was planned without it and none got dearer. */
-function effectOf(result: DropTrialResult, queriesUsing: number, tried: number): DropEffect {
+function effectOf(result: WhatIfDropResult, queriesUsing: number, tried: number): DropEffect {
   if (result.error) return notTried(queriesUsing, result.error);
   const slower = result.queries
     .filter((q) => q.costAfter > q.costBefore * SLOWER_RATIO)
@@ -93,17 +93,17 @@ function effectOf(result: DropTrialResult, queriesUsing: number, tried: number):
   };
 }
 
-/** In the shadow the analysis planned in (same snapshot, same kept database), nothing re-planned but the trials. */
-async function runTrials(input: DropEffectsInput, trials: DropTrial[]): Promise<DropTrialResult[]> {
+/** In the shadow the analysis planned in (same snapshot, same kept database), nothing re-planned but the what-if drops. */
+async function runWhatIfDrops(input: DropEffectsInput, drops: WhatIfDrop[]): Promise<WhatIfDropResult[]> {
   const plan = (shadow: Parameters<Parameters<WarmShadows['use']>[0]>[0]) =>
     analyzeSnapshot(input.snapshot, [], {
       shadow,
       reuseKey: JSON.stringify([input.snapshotId, '']),
       slots: INSIDE_A_SLOT,
-      dropTrials: trials,
+      whatIfDrops: drops,
     });
   const result = await (input.slots ?? sharedShadowSlots()).run(() => (input.shadows ? input.shadows.use(plan) : plan(undefined)));
-  return result.dropTrials ?? [];
+  return result.whatIfDrops ?? [];
 }
 
 /** The latest analysis that read production's index health; 404 when none has (or no such environment). */

@@ -1,7 +1,7 @@
 // "Analyze" for an environment: a background job that plans every catalog query with the
 // statistics of the environment's production connection (advisor/) and stores plans, costs and
 // index recommendations. The production database is only read; see docs/analysis.md. Plans come
-// through the analysis cache the CI verdicts use (verdict/cache.ts): against the current production
+// through the plan cache the CI verdicts use (verdict/cache.ts): against the current production
 // snapshot, only queries not planned on it yet are planned again.
 import { and, eq, ne } from 'drizzle-orm';
 import { chooseIndexes, resolveIndexNames, type ShadowSlots } from '../../advisor/index';
@@ -18,7 +18,7 @@ import type { RunningQueue } from '../queue/index';
 import { requireProductionConnections } from '../domain/connections';
 import { planCached } from '../verdict/cache';
 import { warmShadows } from '../verdict/shadows';
-import { currentSnapshot, type Snapshot } from '../verdict/snapshots';
+import { currentSnapshot, type StoredSnapshot } from '../verdict/snapshots';
 import { healthWithEffects, inputsOf, readIndexFindings, whatIfResult, type PlanningContext } from './what-if';
 import { toStatus } from './results';
 import { upsertQueryAnalyses, type QueryAnalysisRow } from './jobs.sql';
@@ -34,7 +34,7 @@ interface AnalysisResult {
   warnings: string[];
   /** Production's index health with drop effects; absent when it could not be read (a warning says why), or in a what-if analysis. */
   indexHealth?: IndexHealth;
-  /** A what-if analysis: what planning without the hidden indexes cost the catalog. */
+  /** A what-if analysis: what planning without the dropped indexes cost the catalog. */
   hiddenEffect?: DropEffect;
 }
 
@@ -54,15 +54,15 @@ export interface AnalysisOptions {
 }
 
 /**
- * The hidden indexes resolved against production's current snapshot (schema.name each), or a 400
+ * The indexes a what-if analysis drops (hiddenIndexes), resolved against production's current snapshot (schema.name each), or a 400
  * naming every one that is no index there. Reads production when no fresh snapshot is stored.
  */
-async function resolveHidden(services: Services, environmentId: string, names: string[], source: string): Promise<string[]> {
-  let snapshot: Snapshot;
+async function resolveDropped(services: Services, environmentId: string, names: string[], connectionString: string): Promise<string[]> {
+  let snapshot: StoredSnapshot;
   try {
     snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000 });
   } catch (error) {
-    throw upstream(`Production could not be read to find hiddenIndexes: ${redactConnectionString(messageOf(error), source)}`);
+    throw upstream(`Production could not be read to find hiddenIndexes: ${redactConnectionString(messageOf(error), connectionString)}`);
   }
   const resolved = resolveIndexNames(snapshot.snapshot, names);
   if (resolved.problems.length) {
@@ -115,10 +115,10 @@ async function runAnalysisJob(services: Services, job: AnalysisJob): Promise<voi
   const [row] = await db.select({ status: analysisRuns.status }).from(analysisRuns).where(eq(analysisRuns.id, job.analysisId));
   // gone (its environment deleted) or finished by an earlier attempt that stopped before completing its job
   if (row?.status !== 'running') return;
-  let source: string;
+  let connectionString: string;
   let schemaFilters: SchemaFilters;
   try {
-    [{ connectionString: source, schemaFilters }] = await requireProductionConnections(db, services.secrets, job.environmentId, 'so its planner statistics can be used');
+    [{ connectionString, schemaFilters }] = await requireProductionConnections(db, services.secrets, job.environmentId, 'so its planner statistics can be used');
   } catch (error) {
     // removed since, or sealed under another SECRET_KEY: said on the analysis, not retried
     await db
@@ -129,7 +129,7 @@ async function runAnalysisJob(services: Services, job: AnalysisJob): Promise<voi
   }
   const slots = localSlots.get(job.analysisId);
   localSlots.delete(job.analysisId);
-  await runAnalysis(services, job.analysisId, job.environmentId, source, { budget: job.budget, hiddenIndexes: job.hiddenIndexes, slots, schemaFilters });
+  await runAnalysis(services, job.analysisId, job.environmentId, connectionString, { budget: job.budget, hiddenIndexes: job.hiddenIndexes, slots, schemaFilters });
 }
 
 async function readStatus(db: Db, id: string): Promise<AnalysisStatus> {
@@ -149,7 +149,7 @@ export async function startAnalysis(
 ): Promise<{ status: AnalysisStatus; created: boolean }> {
   const { db } = services.store;
   const [production] = await requireProductionConnections(db, services.secrets, environmentId, 'so its planner statistics can be used');
-  const hiddenIndexes = options.hiddenIndexes?.length ? await resolveHidden(services, environmentId, options.hiddenIndexes, production.connectionString) : [];
+  const hiddenIndexes = options.hiddenIndexes?.length ? await resolveDropped(services, environmentId, options.hiddenIndexes, production.connectionString) : [];
   const id = newId('an');
   try {
     await db.insert(analysisRuns).values({ id, environmentId, status: 'running', connectionLabel: production.label, hiddenIndexes });
@@ -181,7 +181,7 @@ export async function startAnalysis(
   return { status, created: true };
 }
 
-async function runAnalysis(services: Services, id: string, environmentId: string, source: string, options: AnalysisOptions): Promise<void> {
+async function runAnalysis(services: Services, id: string, environmentId: string, connectionString: string, options: AnalysisOptions): Promise<void> {
   const { db } = services.store;
   let lastWrite = 0;
   let pending: Promise<unknown> = Promise.resolve();
@@ -199,10 +199,10 @@ async function runAnalysis(services: Services, id: string, environmentId: string
       .select({ hash: catalogQueries.hash, query: catalogQueries.query, calls: catalogQueries.productionCalls })
       .from(catalogQueries)
       .where(eq(catalogQueries.environmentId, environmentId));
-    const hidden = options.hiddenIndexes ?? [];
+    const dropped = options.hiddenIndexes ?? [];
     // Read before the snapshot: reading one probes the extremes of B-tree-indexed columns, which
     // counts as scans of those indexes. A what-if analysis changes no index health.
-    const findings = hidden.length ? undefined : await readIndexFindings(source, options.schemaFilters);
+    const findings = dropped.length ? undefined : await readIndexFindings(connectionString, options.schemaFilters);
     let result: AnalysisResult = { queries: [], indexes: [], warnings: [] };
     let planning: PlanningContext | undefined;
     if (queries.length > 0) {
@@ -228,19 +228,19 @@ async function runAnalysis(services: Services, id: string, environmentId: string
       // The ranking weighs every cached recommendation by the catalog's production calls (planCached did).
       result = { queries: planned, ...chooseIndexes(planned, options.budget), warnings: cached.warnings };
       planning = { services, environmentId, snapshot, queries: inputsOf(queries), planned, slots: options.slots, budget: options.budget };
-      if (hidden.length) result = await whatIfResult({ ...planning, hidden, onProgress: (done, total) => report({ phase: 'queries', done, total }) });
+      if (dropped.length) result = await whatIfResult({ ...planning, dropped, onProgress: (done, total) => report({ phase: 'queries', done, total }) });
     }
     if (findings) {
       report({ phase: 'index health', done: 0, total: 1 }, true);
-      result.indexHealth = await healthWithEffects(findings, planning, result.warnings, source);
+      result.indexHealth = await healthWithEffects(findings, planning, result.warnings, connectionString);
     }
     report({ phase: 'saving', done: queries.length, total: queries.length }, true);
     await pending;
-    await saveResults(db, id, environmentId, result, hidden.length > 0);
+    await saveResults(db, id, environmentId, result, dropped.length > 0);
     await emitNewRecommendations(services, environmentId, id);
   } catch (error) {
     await pending;
-    const message = redactConnectionString(error instanceof Error ? error.message : String(error), source);
+    const message = redactConnectionString(error instanceof Error ? error.message : String(error), connectionString);
     await db
       .update(analysisRuns)
       .set({ status: 'failed', phase: 'failed', error: message, finishedAt: new Date() })

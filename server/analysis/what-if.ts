@@ -13,14 +13,14 @@ import type { SchemaFilters } from '../../shared/schema-filters';
 import type { Services } from '../services-type';
 import { planCached, type CachedPlan } from '../verdict/cache';
 import { warmShadows } from '../verdict/shadows';
-import type { Snapshot } from '../verdict/snapshots';
+import type { StoredSnapshot } from '../verdict/snapshots';
 import { readProductionIndexHealth, SLOWER_RATIO, withDropEffects } from './index-health';
 
 /** What an analysis planned: the catalog's queries and their plans against production's snapshot. */
 export interface PlanningContext {
   services: Services;
   environmentId: string;
-  snapshot: Snapshot;
+  snapshot: StoredSnapshot;
   queries: QueryInput[];
   planned: PlannedQuery[];
   slots?: ShadowSlots;
@@ -31,17 +31,17 @@ export const inputsOf = (queries: { hash: string; query: string; calls: number |
   queries.map((q) => ({ hash: q.hash, query: q.query, calls: q.calls ?? undefined }));
 
 /** Production's index health, or the error that kept it from being read (an analysis goes on without it). */
-export function readIndexFindings(source: string, schemaFilters?: SchemaFilters): Promise<IndexHealth | Error> {
-  return readProductionIndexHealth(source, schemaFilters).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+export function readIndexFindings(connectionString: string, schemaFilters?: SchemaFilters): Promise<IndexHealth | Error> {
+  return readProductionIndexHealth(connectionString, schemaFilters).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 }
 
 /**
  * The findings with their drop effects, tried against the analysis's plans. Without plans (an
  * empty catalog) no catalog query reads any index. A read that failed is a warning.
  */
-export async function healthWithEffects(found: IndexHealth | Error, planning: PlanningContext | undefined, warnings: string[], source: string): Promise<IndexHealth | undefined> {
+export async function healthWithEffects(found: IndexHealth | Error, planning: PlanningContext | undefined, warnings: string[], connectionString: string): Promise<IndexHealth | undefined> {
   if (found instanceof Error) {
-    warnings.push(`Index health could not be read: ${redactConnectionString(found.message, source)}`);
+    warnings.push(`Index health could not be read: ${redactConnectionString(found.message, connectionString)}`);
     return undefined;
   }
   if (!planning) {
@@ -58,18 +58,19 @@ export async function healthWithEffects(found: IndexHealth | Error, planning: Pl
   });
 }
 
-/** The catalog planned without `hidden` (schema.name each, resolved when the analysis started). */
+/** The catalog planned without `dropped` (schema.name each, resolved when the analysis started). */
 export async function whatIfResult(
-  input: PlanningContext & { hidden: string[]; onProgress?: (done: number, total: number) => void },
+  input: PlanningContext & { dropped: string[]; onProgress?: (done: number, total: number) => void },
 ): Promise<{ queries: PlannedQuery[]; warnings: string[]; hiddenEffect: DropEffect } & ReturnType<typeof chooseIndexes>> {
   const { snapshot } = input;
-  const resolved = resolveIndexNames(snapshot.snapshot, input.hidden);
+  const resolved = resolveIndexNames(snapshot.snapshot, input.dropped);
   if (resolved.problems.length) throw new Error(`The hidden indexes are no longer in production: ${resolved.problems.map((p) => p.message).join(' ')}`);
   const without = await planCached(input.services.store.db, {
     environmentId: input.environmentId,
     snapshotId: snapshot.id,
     snapshot: withoutIndexes(snapshot.snapshot, resolved.indexes),
-    digest: `hidden:${createHash('sha256').update([...input.hidden].sort().join('\n')).digest('hex')}`,
+    // The cache key keeps its "hidden:" prefix: plans cached under it stay valid.
+    digest: `hidden:${createHash('sha256').update([...input.dropped].sort().join('\n')).digest('hex')}`,
     queries: input.queries,
     withPlans: true,
     shadows: warmShadows(input.services.config),
@@ -81,7 +82,7 @@ export async function whatIfResult(
     queries: planned,
     ...chooseIndexes(planned, input.budget),
     warnings: without.warnings,
-    hiddenEffect: hiddenEffectOf(input.planned, planned, input.hidden),
+    hiddenEffect: dropEffectOf(input.planned, planned, input.dropped),
   };
 }
 
@@ -94,8 +95,8 @@ function plansOf(queries: { hash: string }[], plans: Map<string, CachedPlan>): P
   });
 }
 
-/** Every query dearer by more than SLOWER_RATIO without the hidden indexes; queriesUsing counts the production plans that read one. */
-function hiddenEffectOf(before: PlannedQuery[], after: PlannedQuery[], hidden: string[]): DropEffect {
+/** Every query dearer by more than SLOWER_RATIO without the dropped indexes; queriesUsing counts the production plans that read one. */
+function dropEffectOf(before: PlannedQuery[], after: PlannedQuery[], dropped: string[]): DropEffect {
   const afterByHash = new Map(after.map((q) => [q.hash, q]));
   const slower = before.flatMap((q) => {
     const a = afterByHash.get(q.hash);
@@ -103,6 +104,6 @@ function hiddenEffectOf(before: PlannedQuery[], after: PlannedQuery[], hidden: s
     return [{ hash: q.hash, costBefore: q.cost, costAfter: a.cost }];
   });
   slower.sort((a, b) => b.costAfter - b.costBefore - (a.costAfter - a.costBefore));
-  const queriesUsing = before.filter((q) => q.indexesUsed.some((i) => hidden.includes(i))).length;
+  const queriesUsing = before.filter((q) => q.indexesUsed.some((i) => dropped.includes(i))).length;
   return { queriesUsing, slower, safeToDrop: slower.length === 0, error: null };
 }

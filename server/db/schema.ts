@@ -257,14 +257,14 @@ export const productionSnapshots = pgTable(
     readAt: timestamp('read_at', { withTimezone: true, mode: 'date' }).notNull(),
     // sha256 of the snapshot's JSON
     digest: text('digest').notNull(),
-    // the advisor's SourceSnapshot
+    // the advisor's Snapshot
     snapshot: jsonb('snapshot').$type<unknown>().notNull(),
   },
   (t) => [index('production_snapshots_environment_idx').on(t.environmentId, t.readAt.desc())],
 );
 
 /**
- * The analysis cache: one query planned on one snapshot with one set of schema differences applied
+ * The plan cache: one query planned on one snapshot with one set of schema differences applied
  * (`schema_digest` '' for production's own schema), so a query is never planned twice against it.
  */
 export const queryPlans = pgTable(

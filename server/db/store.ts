@@ -16,6 +16,7 @@ import { ensurePrivateDir, makeTreePrivate } from '../private-files';
 import { lockFolder } from './folder-lock';
 import { copyTemplate, memoryTemplate } from './pglite-template';
 import { listenPglite, listenPostgres, type Channel } from './channel';
+import { yieldingPglite } from './yielding-pglite';
 
 /** Both drivers return raw query results with a `rows` array; this tells TypeScript so. */
 export interface RowsResultHKT extends PgQueryResultHKT {
@@ -132,7 +133,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // memory the same cluster as a tar (pglite-template.ts)
     if (dataDir) await copyTemplate(dataDir);
     const loadDataDir = dataDir ? undefined : await memoryTemplate();
-    client = dataDir ? await PGlite.create(dataDir) : await PGlite.create({ loadDataDir });
+    const started = dataDir ? await PGlite.create(dataDir) : await PGlite.create({ loadDataDir });
+    client = yieldingPglite(started);
   } catch (error) {
     lock?.release();
     throw error;

@@ -1,4 +1,4 @@
-// The analysis cache: a query's plan, cost and recommendations against one production snapshot
+// The plan cache: a query's plan, cost and recommendations against one production snapshot
 // with one set of schema differences applied (digest '' for production's own schema). A query's
 // plan and cost do not depend on the other queries planned with it, so results are cached per
 // query hash and only the misses are planned. Its recommendations and alternatives may also use
@@ -6,7 +6,7 @@
 // first planning is kept, and the workload's choice reads every query's alternatives from here.
 // Two callers planning the same miss at once both plan it; the second insert does nothing.
 import { and, eq, sql } from 'drizzle-orm';
-import { analyzeSnapshot, hiddenStatisticsWarnings, ShadowSlots, sharedShadowSlots, type QueryInput, type ShadowServer, type SourceSnapshot } from '../../advisor/index';
+import { analyzeSnapshot, hiddenStatisticsWarnings, ShadowSlots, sharedShadowSlots, type QueryInput, type ShadowServer, type Snapshot } from '../../advisor/index';
 import type { PlannedQuery, Recommendation } from '../../shared/analysis';
 import type { PlanNode } from '../../shared/plan';
 import { queryPlans } from '../db/schema';
@@ -37,7 +37,7 @@ export interface PlanCachedInput {
   /** The stored snapshot the plans are made against (production_snapshots.id). */
   snapshotId: string;
   /** That snapshot with the schema differences of `digest` applied. */
-  snapshot: SourceSnapshot;
+  snapshot: Snapshot;
   /** '' for production's own schema. */
   digest: string;
   queries: readonly QueryInput[];

@@ -1,11 +1,11 @@
 // The background analysis behind a CI run's verdict, queued (server/queue/) when a run of a linked
 // repository is stored and run by whichever server process takes the job. It plans the run's
 // queries on production's current snapshot with the run's own schema differences applied, and its baseline's queries on the same snapshot with the baseline's schema,
-// through the analysis cache (cache.ts): only queries never planned against that snapshot and
+// through the plan cache (cache.ts): only queries never planned against that snapshot and
 // schema cost anything. What it stores (ci_run_analyses, ci_run_query_plans) is judged on read
 // (read.ts, evaluate.ts), so acknowledgements and policy changes apply without re-planning.
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { applyRunSchema, queryRefs, ShadowBusyError, subsetSnapshot, type AppliedRunSchema, type QueryRefs, type SourceSnapshot } from '../../advisor/index';
+import { applyRunSchema, queryRefs, ShadowBusyError, subsetSnapshot, type AppliedRunSchema, type QueryRefs, type Snapshot } from '../../advisor/index';
 import { loadParser } from '../../shared/sql-fingerprint';
 import { redactConnectionString } from '../../gateway/index';
 import { defaultPolicy, policySchema } from '../../shared/policy';
@@ -144,14 +144,14 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
   const { db } = services.store;
   const environmentId = run.environmentId!;
   const progress = progressWriter(db, run.id);
-  let source = '';
+  let connectionString = '';
   try {
     const connections = await requireProductionConnections(db, services.secrets, environmentId, 'so CI runs can be planned against its statistics').catch(
       (error: Error) => {
         throw new Unavailable(error.message);
       },
     );
-    source = connections[0].connectionString;
+    connectionString = connections[0].connectionString;
     const comparison = await readComparison(db, run);
     const schemas = await planningSchemas(services, environmentId, comparison);
     const plans = await planQueries(services, environmentId, comparison, schemas, progress);
@@ -166,7 +166,7 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
       .update(ciRunAnalyses)
       .set({
         status: error instanceof Unavailable ? 'unavailable' : 'failed',
-        reason: error instanceof Unavailable ? message : redactConnectionString(message, source),
+        reason: error instanceof Unavailable ? message : redactConnectionString(message, connectionString),
         analyzedAt: new Date(),
       })
       .where(eq(ciRunAnalyses.runId, run.id));
@@ -221,7 +221,7 @@ interface PlanningSchemas {
   snapshotId: string;
   /** The whole snapshot is rebuilt in the shadow (VERDICT_SNAPSHOT=full). */
   whole: boolean;
-  production: SourceSnapshot;
+  production: Snapshot;
   applied: AppliedRunSchema;
   baselineApplied: AppliedRunSchema;
 }
@@ -261,7 +261,7 @@ async function planQueries(
   const needProduction = applied.droppedIndexes.length > 0 && applied.digest !== '';
   const total = queries.length + shared.length + (needProduction ? queries.length : 0);
   let offset = 0;
-  const plan = async (digest: string, planned: SourceSnapshot, list: RunQuery[]) => {
+  const plan = async (digest: string, planned: Snapshot, list: RunQuery[]) => {
     const base = offset;
     offset += list.length;
     const result = await whenNotBusy(() => planCached(services.store.db, {
@@ -369,7 +369,7 @@ function withRunTypes(refs: QueryRefs, ...schemas: (RunSchema | null)[]): QueryR
 }
 
 /** Production's own schema: nothing applied. */
-const unchanged = (snapshot: SourceSnapshot): AppliedRunSchema => ({ snapshot, digest: '', tableNotes: {}, runNotes: [], droppedIndexes: [] });
+const unchanged = (snapshot: Snapshot): AppliedRunSchema => ({ snapshot, digest: '', tableNotes: {}, runNotes: [], droppedIndexes: [] });
 
 /**
  * The notes of every table the query's plan reads, and of every index its baseline's plan read that

@@ -1,5 +1,5 @@
 // Production snapshots: the schema and planner statistics of an environment's production database
-// as read at one moment (advisor's SourceSnapshot), stored so that plans made against it can be
+// as read at one moment (advisor's Snapshot type), stored so that plans made against it can be
 // cached by its id, also across restarts. A snapshot is reused while younger than the configured
 // age and read from the same production connection; one read per environment at a time, whoever
 // asks (two CI runs arriving together share one read of production).
@@ -14,13 +14,13 @@ import { and, desc, eq, notInArray, sql } from 'drizzle-orm';
 import {
   mergeSnapshots,
   missingFrom,
-  readProductionSnapshot,
+  readSnapshot,
   refsOfScope,
   unchangedFor,
   type MissingScope,
   type QueryRefs,
   type SnapshotScope,
-  type SourceSnapshot,
+  type Snapshot,
 } from '../../advisor/index';
 import { redactConnectionString } from '../../gateway/index';
 import type { SnapshotRefresh } from '../../shared/snapshot';
@@ -31,13 +31,13 @@ import type { Services } from '../services-type';
 import type { RunningQueue } from '../queue/index';
 import { requireProductionConnections } from '../domain/connections';
 
-export interface Snapshot {
+export interface StoredSnapshot {
   id: string;
   environmentId: string;
   connectionId: string;
   readAt: Date;
   digest: string;
-  snapshot: SourceSnapshot;
+  snapshot: Snapshot;
 }
 
 export interface SnapshotOptions {
@@ -61,15 +61,15 @@ const KEPT_PER_ENVIRONMENT = 3;
  * Per environment, the last call in line: calls are taken one after the other, so a caller arriving
  * while production is being read waits for that read and then finds its snapshot fresh.
  */
-const queues = new Map<string, Promise<Snapshot>>();
+const queues = new Map<string, Promise<StoredSnapshot>>();
 /** The latest snapshot per environment, parsed, so a warm run does not re-read a large jsonb. */
-const latest = new Map<string, Snapshot>();
+const latest = new Map<string, StoredSnapshot>();
 
 /**
  * The environment's current snapshot: the stored one when fresh enough, else a new read of
  * production. 404 for an unknown environment, 409 when it has no production connection.
  */
-export function currentSnapshot(services: Services, environmentId: string, options: SnapshotOptions): Promise<Snapshot> {
+export function currentSnapshot(services: Services, environmentId: string, options: SnapshotOptions): Promise<StoredSnapshot> {
   const previous = queues.get(environmentId);
   const next = (previous ?? Promise.resolve()).catch(() => undefined).then(() => decide(services, environmentId, options));
   queues.set(environmentId, next);
@@ -109,7 +109,7 @@ export async function registerSnapshotJobs(services: Services): Promise<void> {
   });
 }
 
-async function decide(services: Services, environmentId: string, options: SnapshotOptions): Promise<Snapshot> {
+async function decide(services: Services, environmentId: string, options: SnapshotOptions): Promise<StoredSnapshot> {
   const [production] = await requireProductionConnections(services.store.db, services.secrets, environmentId, 'so its schema and statistics can be read');
   const latestStored = await latestRow(services, environmentId, production.id);
   // A snapshot read with other schema filters is of other schemas: it is read again, whole or for these queries.
@@ -167,14 +167,14 @@ async function latestRow(services: Services, environmentId: string, connectionId
 }
 
 /** The production connection a snapshot is read from, with the schema filters it is read with. */
-interface ProductionSource {
+interface ProductionConnection {
   id: string;
   connectionString: string;
   schemaFilters?: SchemaFilters;
 }
 
 /** Every relation, type and function a scoped snapshot holds: a read that extends it skips them. */
-function heldBy(snapshot: SourceSnapshot) {
+function heldBy(snapshot: Snapshot) {
   const graph = snapshot.graph ?? { relations: {}, types: {}, functions: {} };
   return { relations: Object.keys(graph.relations), types: Object.keys(graph.types), functions: Object.keys(graph.functions) };
 }
@@ -183,8 +183,8 @@ function heldBy(snapshot: SourceSnapshot) {
  * A stored scoped snapshot with what it lacks read from production now and added, under its id.
  * What it held stays as it was read. Undefined when its row is gone (pruned meanwhile).
  */
-async function extendStored(services: Services, stored: Snapshot, production: ProductionSource, missing: MissingScope): Promise<Snapshot | undefined> {
-  const more = await readProductionSnapshot(production.connectionString, {
+async function extendStored(services: Services, stored: StoredSnapshot, production: ProductionConnection, missing: MissingScope): Promise<StoredSnapshot | undefined> {
+  const more = await readSnapshot(production.connectionString, {
     schemaFilters: production.schemaFilters,
     scope: { names: missing.names, used: missing.used, needed: missing.needed, types: missing.types, functions: missing.functions, known: heldBy(stored.snapshot) },
   });
@@ -196,22 +196,22 @@ async function extendStored(services: Services, stored: Snapshot, production: Pr
     .where(eq(productionSnapshots.id, stored.id))
     .returning({ id: productionSnapshots.id });
   if (!updated.length) return undefined;
-  const snapshot: Snapshot = { ...stored, digest, snapshot: merged };
+  const snapshot: StoredSnapshot = { ...stored, digest, snapshot: merged };
   latest.set(stored.environmentId, snapshot);
   return snapshot;
 }
 
 /** Write counters move with every write to production: they are not what makes plans differ. */
-const digestOf = (source: SourceSnapshot) => createHash('sha256').update(JSON.stringify({ ...source, writes: undefined })).digest('hex');
+const digestOf = (snapshot: Snapshot) => createHash('sha256').update(JSON.stringify({ ...snapshot, writes: undefined })).digest('hex');
 
 /** A stored snapshot with its content (kept in memory for the latest one). Undefined when pruned meanwhile. */
-async function loadRow(services: Services, environmentId: string, connectionId: string, row: StoredRow): Promise<Snapshot | undefined> {
+async function loadRow(services: Services, environmentId: string, connectionId: string, row: StoredRow): Promise<StoredSnapshot | undefined> {
   const { db } = services.store;
   const known = latest.get(environmentId);
   if (known?.id === row.id && known.digest === row.digest) return { ...known, readAt: row.readAt };
   const [full] = await db.select({ snapshot: productionSnapshots.snapshot }).from(productionSnapshots).where(eq(productionSnapshots.id, row.id));
   if (!full) return undefined; // pruned meanwhile
-  const snapshot: Snapshot = { id: row.id, readAt: row.readAt, digest: row.digest, environmentId, connectionId, snapshot: full.snapshot as SourceSnapshot };
+  const snapshot: StoredSnapshot = { id: row.id, readAt: row.readAt, digest: row.digest, environmentId, connectionId, snapshot: full.snapshot as Snapshot };
   latest.set(environmentId, snapshot);
   return snapshot;
 }
@@ -219,25 +219,25 @@ async function loadRow(services: Services, environmentId: string, connectionId: 
 async function readAndStore(
   services: Services,
   environmentId: string,
-  production: ProductionSource,
+  production: ProductionConnection,
   scope?: QueryRefs,
   previous?: StoredRow,
-): Promise<Snapshot> {
+): Promise<StoredSnapshot> {
   const { db } = services.store;
-  const source = await readProductionSnapshot(production.connectionString, { schemaFilters: production.schemaFilters, ...(scope && { scope: { names: scope } }) });
-  const digest = digestOf(source);
+  const read = await readSnapshot(production.connectionString, { schemaFilters: production.schemaFilters, ...(scope && { scope: { names: scope } }) });
+  const digest = digestOf(read);
   const readAt = new Date();
   // The stored scoped snapshot, unchanged for all it holds: it takes this read's content (which
   // holds at least as much) under its id, so the plans cached against it stay.
   const before = previous ? await loadRow(services, environmentId, production.id, previous) : undefined;
-  if (before && unchangedFor(before.snapshot, source)) {
+  if (before && unchangedFor(before.snapshot, read)) {
     const [kept] = await db
       .update(productionSnapshots)
-      .set({ readAt, digest, snapshot: source })
+      .set({ readAt, digest, snapshot: read })
       .where(eq(productionSnapshots.id, before.id))
       .returning({ id: productionSnapshots.id });
     if (kept) {
-      const snapshot: Snapshot = { id: kept.id, environmentId, connectionId: production.id, readAt, digest, snapshot: source };
+      const snapshot: StoredSnapshot = { id: kept.id, environmentId, connectionId: production.id, readAt, digest, snapshot: read };
       latest.set(environmentId, snapshot);
       return snapshot;
     }
@@ -255,11 +255,11 @@ async function readAndStore(
     )
     .returning({ id: productionSnapshots.id });
   if (same) {
-    const kept: Snapshot = { id: same.id, environmentId, connectionId: production.id, readAt, digest, snapshot: source };
+    const kept: StoredSnapshot = { id: same.id, environmentId, connectionId: production.id, readAt, digest, snapshot: read };
     latest.set(environmentId, kept);
     return kept;
   }
-  const snapshot: Snapshot = { id: newId('snap'), environmentId, connectionId: production.id, readAt, digest, snapshot: source };
+  const snapshot: StoredSnapshot = { id: newId('snap'), environmentId, connectionId: production.id, readAt, digest, snapshot: read };
   await db.transaction(async (tx) => {
     await tx.insert(productionSnapshots).values(snapshot);
     const newest = tx

@@ -3,12 +3,12 @@
 // the run and its baseline were both planned on the planner's defaults for that table. Each such
 // query carries the warning among its notes (stored with its plan), a finding on it gets a
 // no_statistics cause, and the verdict lists the tables once.
-import { hiddenStatisticsWarnings, type SourceSnapshot } from '../../advisor/index';
+import { hiddenStatisticsWarnings, type Snapshot } from '../../advisor/index';
 import { hiddenStatisticsTable } from '../../shared/statistics-warnings';
 import type { FindingCause, Verdict } from '../../shared/policy';
 
 /** The query's notes with a warning for each table its plan reads without production statistics, sorted. */
-export function withStatisticsNotes(notes: readonly string[], snapshot: SourceSnapshot, plan: { tablesUsed?: readonly string[] } | undefined): string[] {
+export function withStatisticsNotes(notes: readonly string[], snapshot: Snapshot, plan: { tablesUsed?: readonly string[] } | undefined): string[] {
   const warnings = plan ? hiddenStatisticsWarnings(snapshot, [plan]) : [];
   return warnings.length ? [...new Set([...notes, ...warnings])].sort() : [...notes];
 }

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPolicy, verdictSchema } from '../../shared/policy';
 import { hiddenStatisticsWarning } from '../../shared/statistics-warnings';
-import type { SourceSnapshot } from '../../advisor/index';
+import type { Snapshot } from '../../advisor/index';
 import { evaluateVerdict, type VerdictQuery } from './evaluate';
 import { statisticsCauses, withStatisticsNotes, withStatisticsWarnings } from './statistics-warnings';
 
@@ -13,7 +13,7 @@ const snapshot = {
     { schema: 'shop', table: 'orders', columns: ['customer_id'], statistics: 'hidden' },
     { schema: 'shop', table: 'fresh', columns: ['id'], statistics: 'never_analyzed' },
   ],
-} as SourceSnapshot;
+} as Snapshot;
 
 const ORDERS = hiddenStatisticsWarning('shop.orders');
 
@@ -27,7 +27,7 @@ describe("a verdict planned without production's column statistics", () => {
     ]);
     expect(withStatisticsNotes([], snapshot, { tablesUsed: ['shop.fresh', 'shop.customers'] })).toEqual([]);
     expect(withStatisticsNotes([], snapshot, undefined)).toEqual([]);
-    expect(withStatisticsNotes([], {} as SourceSnapshot, { tablesUsed: ['shop.orders'] })).toEqual([]);
+    expect(withStatisticsNotes([], {} as Snapshot, { tablesUsed: ['shop.orders'] })).toEqual([]);
   });
 
   it('gives a regression on such a table a no_statistics cause naming it, and lists each table once on the verdict', () => {

@@ -1,10 +1,10 @@
 // The lean action: dist/ holds the CLI as one bundle that runs with nothing installed, and it is
 // the bundle of the sources as they are (a rebuild gives the same bytes; otherwise someone changed
 // the CLI or what it imports without `npm run build:cli`).
-import { cpSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { actionInvocation } from '../../cli/action-inputs';
 import { BUNDLE_FILES, buildCli, DIST, ROOT } from '../../cli/build';
 import { DEFAULT_AUDIENCE, ID_TOKEN_VARIABLE } from '../../cli/ci-report';
@@ -14,6 +14,7 @@ import { runNode } from '../support/cli';
 describe('the CLI bundle in dist/', () => {
   it('is what `npm run build:cli` builds from the sources now', async () => {
     const fresh = mkdtempSync(path.join(tmpdir(), 'qt-bundle-'));
+    onTestFinished(() => rmSync(fresh, { recursive: true, force: true }));
     await buildCli(fresh);
     for (const file of BUNDLE_FILES) {
       const committed = readFileSync(path.join(DIST, file));
@@ -29,6 +30,7 @@ describe('the CLI bundle in dist/', () => {
 
   it('runs on its own, outside the checkout (no node_modules): fingerprints a file of statements', async () => {
     const alone = mkdtempSync(path.join(tmpdir(), 'qt-alone-'));
+    onTestFinished(() => rmSync(alone, { recursive: true, force: true }));
     for (const file of BUNDLE_FILES) cpSync(path.join(DIST, file), path.join(alone, file));
     const statements = path.join(alone, 'statements.sql');
     writeFileSync(statements, "SELECT * FROM carts WHERE id = 1;\nSELECT 'a;b' FROM carts WHERE id IN (1, 2, 3);\n");

@@ -149,7 +149,7 @@ export default function setup(): () => Promise<void> {
       leaks = findLeaks(baseline);
     }
     const others = existsSync(runDir) ? readdirSync(runDir).filter((name) => !CLUSTER_FOLDER.test(name) && !EXPECTED.test(name)) : [];
-    if (others.length) console.warn(`nothing-left-behind: tests left ${others.length} temp entries (removed with the run's temp directory): ${others.slice(0, 20).join(', ')}${others.length > 20 ? ', ...' : ''}`);
+    if (others.length) console.warn(`nothing-left-behind: tests left ${others.length} temp entries (removed with the run's temp directory): ${others.join(', ')}`);
 
     if (leaks.processes.length) {
       // the run's own: postgres servers shut down at once, anything else killed (watchdogs then clean up)

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeResponseSchema, type AnalyzeResponse } from '../../shared/analysis';
 import { remoteSyncResponseSchema } from '../../shared/analyzer-schema';
 import { hiddenStatisticsWarning } from '../../shared/statistics-warnings';
-import { readSourceSnapshot } from '../../snapshot/read';
+import { readSnapshot } from '../../snapshot/read';
 import { columnStatsHelperUsable, openGateway, readThroughColumnStatsHelper } from '../../gateway/index';
 import { postJson, postSync, startTestAnalyzer } from '../support/analyzer';
 import { requestJson } from '../support/api';
@@ -89,7 +89,7 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
     ]);
     expect(sync.meta.value.visibility.notes.join('\n')).toMatch(/querytrail\.column_stats\(\) helper \(docs\/monitoring-role\.md\)/);
     expect(await customerIdStats()).toBeNull();
-    const snapshot = await readSourceSnapshot(monitor);
+    const snapshot = await readSnapshot(monitor);
     expect(snapshot.hiddenStatistics).toEqual([
       { schema: 'shop', table: 'fresh', columns: ['id', 'customer_id'], statistics: 'never_analyzed' },
       { schema: 'shop', table: 'orders', columns: ['id', 'customer_id', 'total_cents'], statistics: 'hidden' },
@@ -132,7 +132,7 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
     expect(asMonitor.queries[0]!.plan).toEqual(asOwner.queries[0]!.plan);
     expect(asMonitor.warnings).toEqual([]);
     expect(asMonitor.queries[0]!.warnings).toBeUndefined();
-    const snapshot = await readSourceSnapshot(monitor);
+    const snapshot = await readSnapshot(monitor);
     expect(snapshot.hiddenStatistics).toEqual([{ schema: 'shop', table: 'fresh', columns: ['id', 'customer_id'], statistics: 'never_analyzed' }]);
     // the schema browser's statistics come through it too
     expect((await customerIdStats())?.nDistinct).toBeGreaterThan(4000);
@@ -189,7 +189,7 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
         'attack',
       );
       expect(await usable()).toBe(true);
-      const snapshot = await readSourceSnapshot(attackAsMonitor);
+      const snapshot = await readSnapshot(attackAsMonitor);
       expect(snapshot.stats.find((s) => s.column === 'customer_id')?.values.n_distinct).toBe(-1);
     });
 
@@ -212,7 +212,7 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
         await server.query(`DROP FUNCTION IF EXISTS querytrail.column_stats(); CREATE FUNCTION querytrail.column_stats() RETURNS SETOF pg_catalog.pg_stats LANGUAGE sql SECURITY DEFINER AS $$ ${FAKE_BODY} $$;
            ALTER FUNCTION querytrail.column_stats() OWNER TO stand_in_owner; ${variant}`, [], 'attack');
         expect(await usable(), variant).toBe(false);
-        const snapshot = await readSourceSnapshot(attackAsMonitor);
+        const snapshot = await readSnapshot(attackAsMonitor);
         expect(snapshot.stats, variant).toEqual([]);
         expect(snapshot.hiddenStatistics?.map((h) => h.statistics), variant).toEqual(['hidden']);
         await server.query(`DROP FUNCTION IF EXISTS querytrail.column_stats(VARIADIC text[]); DROP FUNCTION IF EXISTS querytrail.column_stats(regclass);`, [], 'attack');

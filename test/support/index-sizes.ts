@@ -4,7 +4,7 @@
 // production (statistics and all), each index is estimated from that snapshot alone as a run
 // schema's index is, and the estimate is set beside pg_relation_size. The indexes are dropped after.
 import pg from 'pg';
-import { readSourceSnapshot } from '../../snapshot/read.js';
+import { readSnapshot } from '../../snapshot/read.js';
 import { sizeInputs } from '../../advisor/size-inputs.js';
 import { estimateIndexSize } from '../../advisor/sizing.js';
 
@@ -40,7 +40,7 @@ export async function measureSizeErrors(connectionString: string, cases: SizeCas
   await client.connect();
   try {
     for (const c of cases) await client.query(c.createIndex.replace(/^CREATE INDEX ON /i, `CREATE INDEX ${pg.escapeIdentifier(c.name)} ON `));
-    const snapshot = await readSourceSnapshot(connectionString);
+    const snapshot = await readSnapshot(connectionString);
     const shapeOf = sizeInputs(snapshot);
     const blockSize = snapshot.blockSize || 8192;
     const out: SizeError[] = [];

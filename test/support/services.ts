@@ -45,8 +45,16 @@ export async function stopTestPostgres() {
   serverStarting = undefined;
 }
 
+/** The data folders testConfig made in this test file's process; gone when it exits, whichever test made them. */
+const dataDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...readConfig({}), dataDir: mkdtempSync(path.join(tmpdir(), 'qt-data-')), ...overrides };
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'qt-data-'));
+  dataDirs.push(dataDir);
+  return { ...readConfig({}), dataDir, ...overrides };
 }
 
 export async function openTestServices(backend: Backend, overrides: Partial<Config> = {}): Promise<Services> {

@@ -1,24 +1,25 @@
 // "What if this index were dropped", answered in the shadow only; production is never touched.
 // Two ways, for two questions:
-// - hiddenIndexes of an analysis: the indexes are taken out of the snapshot before the shadow is
-//   built (withoutIndexes), as a CI run's schema drops one (run-schema.ts): the shadow never has
-//   them, so every query is planned, and candidates are chosen, as after a real DROP INDEX.
-// - the drop effect of one index on the queries that use it (tryDrops): in a shadow already built,
-//   each query is planned with the index and then with it marked invalid inside a transaction that
-//   is rolled back (the planner skips an index with indisvalid false, as it skips candidates). One
-//   shadow serves every index tried, so an analysis can try each index index health lists.
+// - a what-if analysis (the API's hiddenIndexes): the indexes are taken out of the snapshot before
+//   the shadow is built (withoutIndexes), as a CI run's schema drops one (run-schema.ts): the shadow
+//   never has them, so every query is planned, and candidates are chosen, as after a real DROP INDEX.
+// - a what-if drop of one index, whose outcome is its drop effect on the queries that use it
+//   (planWhatIfDrops): in a shadow already built, each query is planned with the index and then
+//   with it marked invalid inside a transaction that is rolled back (the planner skips an index
+//   with indisvalid false, as it skips candidates). One shadow serves every index tried, so an
+//   analysis can try each index index health lists.
 import { loadParser } from '../shared/sql-fingerprint.js';
 import type { PlanNode } from '../shared/plan.js';
 import { dropIndex } from './run-schema.js';
 import { SET_INDEXES_VALID } from '../shadow/access.js';
 import type { ShadowSession } from '../shadow/session.js';
-import type { SourceIndex, SourceSnapshot } from '../snapshot/types.js';
+import type { SnapshotIndex, Snapshot } from '../snapshot/types.js';
 import { escapeIdentifier } from './sql-text.js';
 import type { QueryInput } from './recommend.js';
 
 export interface ResolvedIndexes {
   /** The indexes named, each once. */
-  indexes: SourceIndex[];
+  indexes: SnapshotIndex[];
   /** Names that are no index of the snapshot (or not one that can be dropped alone), with why. */
   problems: { position: number; name: string; message: string }[];
 }
@@ -42,12 +43,12 @@ function parseName(text: string): { schema?: string; name: string }[] {
  * exactly; a name alone is the index of that name, the first schema of the search_path when
  * several schemas have one.
  */
-export function resolveIndexNames(snapshot: SourceSnapshot, names: readonly string[]): ResolvedIndexes {
+export function resolveIndexNames(snapshot: Snapshot, names: readonly string[]): ResolvedIndexes {
   const path = snapshot.searchPath.split(',').map((s) => s.trim().replace(/^"(.*)"$/, '$1')).filter((s) => s && s !== '$user');
-  const found = new Map<string, SourceIndex>();
+  const found = new Map<string, SnapshotIndex>();
   const problems: ResolvedIndexes['problems'] = [];
   names.forEach((text, position) => {
-    let match: SourceIndex | undefined;
+    let match: SnapshotIndex | undefined;
     let ambiguous: string[] = [];
     for (const reading of parseName(text)) {
       const same = snapshot.indexes.filter((i) => i.name === reading.name && (reading.schema === undefined || i.schema === reading.schema));
@@ -75,8 +76,8 @@ export function resolveIndexNames(snapshot: SourceSnapshot, names: readonly stri
 }
 
 /** The snapshot without these indexes (and their partitions' parts, and a constraint one backs). */
-export function withoutIndexes(snapshot: SourceSnapshot, indexes: readonly SourceIndex[]): SourceSnapshot {
-  const out: SourceSnapshot = {
+export function withoutIndexes(snapshot: Snapshot, indexes: readonly SnapshotIndex[]): Snapshot {
+  const out: Snapshot = {
     ...snapshot,
     ddl: [...snapshot.ddl],
     relations: [...snapshot.relations],
@@ -88,13 +89,13 @@ export function withoutIndexes(snapshot: SourceSnapshot, indexes: readonly Sourc
 }
 
 /** An index to try dropping, and the queries whose plans read it. */
-export interface DropTrial {
+export interface WhatIfDrop {
   schema: string;
   name: string;
   queries: QueryInput[];
 }
 
-export interface DropTrialResult {
+export interface WhatIfDropResult {
   schema: string;
   name: string;
   /** Per query planned: its cost with the index and without it. */
@@ -103,36 +104,36 @@ export interface DropTrialResult {
   error: string | null;
 }
 
-/** Plans each trial's queries with and without its index in a built shadow (see the top of this file). */
-export async function tryDrops(session: ShadowSession, trials: readonly DropTrial[], costOf: (plan: PlanNode) => number): Promise<DropTrialResult[]> {
+/** Plans each what-if drop's queries with and without its index in a built shadow (see the top of this file). */
+export async function planWhatIfDrops(session: ShadowSession, drops: readonly WhatIfDrop[], costOf: (plan: PlanNode) => number): Promise<WhatIfDropResult[]> {
   await loadParser(); // the statement gate parses with libpg_query
-  const results: DropTrialResult[] = [];
-  for (const trial of trials) {
-    const oids = await indexTreeOids(session, trial.schema, trial.name);
+  const results: WhatIfDropResult[] = [];
+  for (const drop of drops) {
+    const oids = await indexTreeOids(session, drop.schema, drop.name);
     if (oids.length === 0) {
-      results.push({ schema: trial.schema, name: trial.name, queries: [], error: 'Not in the shadow: the production snapshot the analysis planned on does not have it.' });
+      results.push({ schema: drop.schema, name: drop.name, queries: [], error: 'Not in the shadow: the production snapshot the analysis planned on does not have it.' });
       continue;
     }
-    const queries: DropTrialResult['queries'] = [];
-    for (const q of trial.queries) {
+    const queries: WhatIfDropResult['queries'] = [];
+    for (const q of drop.queries) {
       try {
-        const before = costOf(await explainHiding(session, q.query, []));
-        const after = costOf(await explainHiding(session, q.query, oids));
+        const before = costOf(await explainWithout(session, q.query, []));
+        const after = costOf(await explainWithout(session, q.query, oids));
         queries.push({ hash: q.hash, costBefore: before, costAfter: after });
       } catch {
         // A query that does not plan in the shadow planned with no cost either: nothing to compare.
       }
     }
-    results.push({ schema: trial.schema, name: trial.name, queries, error: null });
+    results.push({ schema: drop.schema, name: drop.name, queries, error: null });
   }
   return results;
 }
 
 /** EXPLAIN with these indexes marked invalid, rolled back. */
-async function explainHiding(session: ShadowSession, sql: string, hidden: number[]): Promise<PlanNode> {
+async function explainWithout(session: ShadowSession, sql: string, indexOids: number[]): Promise<PlanNode> {
   await session.query('BEGIN');
   try {
-    if (hidden.length) await session.query(`SELECT ${SET_INDEXES_VALID}($1::oid[], false)`, [hidden]);
+    if (indexOids.length) await session.query(`SELECT ${SET_INDEXES_VALID}($1::oid[], false)`, [indexOids]);
     return await session.explain(sql);
   } finally {
     await session.query('ROLLBACK');

@@ -1,7 +1,8 @@
-// What the advisor knows of production's tables while it reads a query: which names resolve to a
-// table (as the application's search_path would), its columns, and how many distinct values a
-// column holds. Built from a snapshot here; the unit tests build a small one by hand.
-import type { SourceColumnStats, SourceSnapshot } from '../snapshot/types.js';
+// The table map: what the advisor knows of production's tables while it reads a query (which
+// names resolve to a table, as the application's search_path would; its columns; how many
+// distinct values a column holds). Built from a snapshot here; the unit tests build a small one
+// by hand. Not the query catalog, nor PostgreSQL's system catalogs.
+import type { SnapshotColumnStats, Snapshot } from '../snapshot/types.js';
 
 export interface TableName {
   schema: string;
@@ -14,7 +15,7 @@ export interface ColumnInfo {
   category: string;
 }
 
-export interface Catalog {
+export interface TableMap {
   /** Resolves a name as the query's search_path would; undefined for views, CTEs and unknown names. */
   resolve(schema: string | undefined, name: string): TableName | undefined;
   columns(table: TableName): Map<string, ColumnInfo> | undefined;
@@ -36,7 +37,7 @@ function splitQualified(qualified: string): [string, string] | undefined {
 const distinctValues = (nDistinct: number, rows: number) => (nDistinct < 0 ? -nDistinct * Math.max(rows, 1) : nDistinct);
 
 /** Tables, materialized views and partitioned tables of the snapshot: what an index can be built on. */
-export function snapshotCatalog(snapshot: SourceSnapshot): Catalog {
+export function tableMapOf(snapshot: Snapshot): TableMap {
   const tables = new Map<string, Map<string, ColumnInfo>>();
   const kinds = new Map(snapshot.relations.map((r) => [`${r.schema}.${r.name}`, r]));
   for (const c of snapshot.columns) {
@@ -45,7 +46,7 @@ export function snapshotCatalog(snapshot: SourceSnapshot): Catalog {
     if (!tables.has(k)) tables.set(k, new Map());
     tables.get(k)!.set(c.name, { type: c.type, category: c.category });
   }
-  const stats = new Map<string, SourceColumnStats>();
+  const stats = new Map<string, SnapshotColumnStats>();
   for (const s of snapshot.stats) {
     const k = `${s.schema}.${s.table}.${s.column}`;
     // A partitioned parent's own statistics are the inherited ones.
@@ -83,7 +84,7 @@ export function snapshotCatalog(snapshot: SourceSnapshot): Catalog {
 }
 
 /** Width, NULL share and distinct values of one column of one table (its own statistics), for sizing an index. */
-export function columnSize(snapshot: SourceSnapshot, schema: string, table: string, column: string) {
+export function columnSize(snapshot: Snapshot, schema: string, table: string, column: string) {
   const s = snapshot.stats.find((x) => x.schema === schema && x.table === table && x.column === column && !x.inherited);
   const rel = snapshot.relations.find((r) => r.schema === schema && r.name === table);
   return {
