@@ -8,8 +8,7 @@ type CostScope = { runId: string } | { environmentId: string };
 
 /** Copies the costs in one UPDATE ... FROM, joining each run query to its environment's latest analysis. */
 export function copyCostsToRuns(scope: CostScope): SQL {
-  const which =
-    'runId' in scope ? sql`q.run_id = ${scope.runId}` : sql`r.environment_id = ${scope.environmentId} AND q.cost IS NULL`;
+  const which = 'runId' in scope ? sql`q.run_id = ${scope.runId}` : sql`r.environment_id = ${scope.environmentId} AND q.cost IS NULL`;
   return sql`
     UPDATE ci_run_queries q SET cost = a.cost, recommendation_count = a.recommendation_count
     FROM ci_runs r, query_analyses a
