@@ -3,13 +3,13 @@
 // index recommendations. The production database is only read; see docs/analysis.md. Plans come
 // through the plan cache the CI verdicts use (verdict/cache.ts): against the current production
 // snapshot, only queries not planned on it yet are planned again.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import { chooseIndexes, resolveIndexNames, type ShadowSlots } from '../../advisor/index';
 import { messageOf, redactConnectionString } from '../../gateway/index';
 import type { AnalysisStatus, ChoiceStop, IndexRecommendation, PlannedQuery, SavingPoint, WorkloadBudget } from '../../shared/analysis';
 import type { DropEffect, IndexHealth } from '../../shared/index-health';
 import type { SchemaFilters } from '../../shared/schema-filters';
-import { analysisRuns, catalogQueries } from '../db/schema';
+import { analysisRuns, catalogQueries, queryAnalyses } from '../db/schema';
 import type { Db } from '../db/store';
 import { badRequest, isUniqueViolation, upstream } from '../errors';
 import { newId } from '../ids';
@@ -21,7 +21,8 @@ import { warmShadows } from '../verdict/shadows';
 import { currentSnapshot, type StoredSnapshot } from '../verdict/snapshots';
 import { healthWithEffects, inputsOf, readIndexFindings, whatIfResult, type PlanningContext } from './what-if';
 import { toStatus } from './results';
-import { copyCostsToRuns } from './run-costs';
+import { upsertQueryAnalyses, type QueryAnalysisRow } from './jobs.sql';
+import { copyCostsToRuns } from './run-costs.sql';
 import { emitNewRecommendations } from '../webhooks/new-recommendations';
 
 interface AnalysisResult {
@@ -249,19 +250,13 @@ async function runAnalysis(services: Services, id: string, environmentId: string
 
 const curveOf = (result: AnalysisResult) => ({ savingCurve: result.savingCurve ?? null, stopReason: result.stopReason ?? null });
 
-/** One row per hash, the first: an upsert may not touch the same row twice in one statement. */
-function firstOfEachHash<T extends { hash: string }>(rows: T[]): T[] {
-  const seen = new Set<string>();
-  return rows.filter((r) => !seen.has(r.hash) && seen.add(r.hash));
-}
-
 /**
  * Stores the analysis. A what-if analysis (`whatIf`) keeps its results on its own row: the
  * catalog's latest costs, and the CI runs that copy them, stay production's.
  */
 async function saveResults(db: Db, id: string, environmentId: string, result: AnalysisResult, whatIf = false): Promise<void> {
   const analyzedAt = new Date().toISOString();
-  const rows = result.queries.map((q) => ({
+  const rows: QueryAnalysisRow[] = result.queries.map((q) => ({
     hash: q.hash,
     cost: q.cost,
     plan_shape: q.planShape,
@@ -280,27 +275,12 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
     return;
   }
   await db.transaction(async (tx) => {
-    // One set-based upsert of every query's latest analysis (the first result of a hash counts),
-    // then the analyses of queries no longer in the catalog go. Rows are replaced in place, not
-    // deleted and inserted again, so the catalog's copy of each cost (triggers, migration 0009)
-    // changes only where the cost did.
-    if (rows.length > 0) {
-      await tx.execute(sql`
-        INSERT INTO query_analyses (environment_id, hash, analysis_id, cost, plan_shape, plan, plan_after,
-                                    recommendations, recommendation_count, total_saved, error, analyzed_at)
-        SELECT ${environmentId}, r.hash, ${id}, r.cost, r.plan_shape, r.plan, r.plan_after,
-               coalesce(r.recommendations, '[]'::jsonb), r.recommendation_count, r.total_saved, r.error, ${analyzedAt}::timestamptz
-        FROM jsonb_to_recordset(${JSON.stringify(firstOfEachHash(rows))}::jsonb) AS r(hash text, cost float8, plan_shape text, plan jsonb, plan_after jsonb,
-             recommendations jsonb, recommendation_count int, total_saved float8, error text)
-        ON CONFLICT (environment_id, hash) DO UPDATE SET
-          analysis_id = excluded.analysis_id, cost = excluded.cost, plan_shape = excluded.plan_shape, plan = excluded.plan,
-          plan_after = excluded.plan_after, recommendations = excluded.recommendations,
-          recommendation_count = excluded.recommendation_count, total_saved = excluded.total_saved, error = excluded.error,
-          analyzed_at = excluded.analyzed_at`);
-    }
-    await tx.execute(sql`DELETE FROM query_analyses WHERE environment_id = ${environmentId} AND analysis_id <> ${id}`);
+    // Every query's latest analysis, in place (jobs.sql.ts), then the analyses of queries no longer
+    // in the catalog go.
+    if (rows.length > 0) await tx.execute(upsertQueryAnalyses(environmentId, id, analyzedAt, rows));
+    await tx.delete(queryAnalyses).where(and(eq(queryAnalyses.environmentId, environmentId), ne(queryAnalyses.analysisId, id)));
     // CI runs stored before this analysis learn their queries' costs now (later runs get them at ingestion).
-    await copyCostsToRuns(tx, { environmentId });
+    await tx.execute(copyCostsToRuns({ environmentId }));
     await tx
       .update(analysisRuns)
       .set({

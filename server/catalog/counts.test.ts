@@ -6,7 +6,8 @@ import { BACKENDS, openTestServices, stopTestPostgres } from '../../test/support
 import type { Db } from '../db/store';
 import { catalogSize } from './counts';
 import { rowsOf } from './sql';
-import { upsertOnItsOwn, type CatalogRow, type CatalogSource } from './upsert';
+import type { CatalogRow, CatalogSource } from './catalog-write';
+import { upsertOnItsOwn } from './upsert';
 
 afterAll(() => stopTestPostgres());
 

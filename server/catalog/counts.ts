@@ -2,8 +2,8 @@
 // write to catalog_queries appends its net change to catalog_counts (triggers, migration 0005), and
 // the total is the sum of the environment's few rows. Reading folds them back to one row per source
 // once they pile up, so the sum stays a handful of rows however many runs were ingested.
-import { sql } from 'drizzle-orm';
 import type { Db } from '../db/store';
+import { countsTotal, foldCountsStatement } from './counts.sql';
 import { rowsOf } from './sql';
 
 /** More change rows than this for one environment are folded into one per source. */
@@ -16,23 +16,12 @@ export async function foldIfPiledUp(db: Pick<Db, 'execute'>, environmentId: stri
 
 /** Entries of the environment's catalog, of one source or all. */
 export async function catalogSize(db: Db, environmentId: string, source?: string): Promise<number> {
-  const [row] = await rowsOf<{ total: number; rows: number }>(
-    db,
-    sql`SELECT coalesce(sum(n), 0)::int AS total, count(*)::int AS rows FROM catalog_counts
-        WHERE environment_id = ${environmentId} ${source ? sql`AND source = ${source}` : sql``}`,
-  );
+  const [row] = await rowsOf<{ total: number; rows: number }>(db, countsTotal(environmentId, source));
   await foldIfPiledUp(db, environmentId, row?.rows ?? 0);
   return row?.total ?? 0;
 }
 
-/**
- * Replaces the environment's change rows by their sums, in one statement. Safe beside writers (their
- * new rows are not in this statement's snapshot, so they stay) and beside another fold (the rows it
- * deleted first are skipped here, and its sums are not visible to this statement).
- */
+/** Replaces the environment's change rows by their sums (counts.sql.ts says why that is safe beside writers). */
 export async function foldCounts(db: Pick<Db, 'execute'>, environmentId: string): Promise<void> {
-  await db.execute(sql`
-    WITH gone AS (DELETE FROM catalog_counts WHERE environment_id = ${environmentId} RETURNING source, n)
-    INSERT INTO catalog_counts (environment_id, source, n)
-    SELECT ${environmentId}, source, sum(n) FROM gone GROUP BY source HAVING sum(n) <> 0`);
+  await db.execute(foldCountsStatement(environmentId));
 }

@@ -9,13 +9,15 @@
 //      into the catalog (upsert.ts: ci_run_count + 1 under the row lock, hash order) and records
 //      how many were new; the CI database's schema when the run carries one; COMMIT.
 import { createHash } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { IngestRunInput, IngestRunOutput, RejectedQuery } from '../../shared/ci';
+import { ciRunSchemas, ciRuns } from '../db/schema';
 import type { Db } from '../db/store';
 import { newId } from '../ids';
 import { prepareRun } from './prepare-pool';
+import { insertRun, insertUntaggedRunQueries, runQueriesAndNewCount } from './ingest.sql';
 import { rowsOf, withRetry } from './sql';
-import { inputRows, upsertCatalog } from './upsert';
+import { upsertCatalog } from './upsert';
 
 export interface IngestResult extends IngestRunOutput {
   /** false when the run had been stored before: the REST answer is then 200, not 201. */
@@ -40,12 +42,17 @@ const toResult = (row: RunRow, created: boolean): IngestResult => ({
   created,
 });
 
-async function findRun(db: Pick<Db, 'execute'>, repo: string, runId: string): Promise<RunRow | undefined> {
-  const [row] = await rowsOf<RunRow>(
-    db,
-    sql`SELECT id, environment_id, query_count, new_query_count, rejected
-        FROM ci_runs WHERE lower(repo) = lower(${repo}) AND run_id = ${runId}`,
-  );
+async function findRun(db: Pick<Db, 'select'>, repo: string, runId: string): Promise<RunRow | undefined> {
+  const [row] = await db
+    .select({
+      id: ciRuns.id,
+      environment_id: ciRuns.environmentId,
+      query_count: ciRuns.queryCount,
+      new_query_count: ciRuns.newQueryCount,
+      rejected: ciRuns.rejected,
+    })
+    .from(ciRuns)
+    .where(and(eq(sql`lower(${ciRuns.repo})`, sql`lower(${repo})`), eq(ciRuns.runId, runId)));
   return row;
 }
 
@@ -60,19 +67,11 @@ export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestRe
     db.transaction(async (tx) => {
       const now = new Date().toISOString();
       const id = newId('run');
-      // The environment is read in the same statement that stores the run, so the run is tagged with
-      // the link as it stands at that moment; later links and unlinks do not rewrite it.
+      // raw, unlike findRun: the insert reads the repo link in the same statement and names the
+      // expression index in ON CONFLICT (ingest.sql.ts)
       const [inserted] = await rowsOf<{ id: string; environment_id: string | null }>(
         tx,
-        sql`INSERT INTO ci_runs (id, repo, run_id, environment_id, branch, commit_sha, pull_request, started_at,
-                                 query_count, new_query_count, rejected, created_at)
-            SELECT ${id}, ${input.repo}, ${input.runId},
-                   (SELECT environment_id FROM repo_links WHERE lower(repo) = lower(${input.repo})),
-                   ${input.branch ?? null}, ${input.commitSha ?? null}, ${input.pullRequest ?? null}::int,
-                   ${input.startedAt ?? null}::timestamptz, ${rows.length}::int, 0, ${JSON.stringify(rejected)}::jsonb,
-                   ${now}::timestamptz
-            ON CONFLICT ((lower(repo)), run_id) DO NOTHING
-            RETURNING id, environment_id`,
+        insertRun({ id, input, queryCount: rows.length, rejected, now }),
       );
       if (!inserted) {
         // A concurrent post of the same run committed first (ON CONFLICT waited for it): answer with it.
@@ -83,11 +82,8 @@ export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestRe
 
       if (input.schema) {
         // The CI database's schema, stored with the run so its verdict can plan against it.
-        const json = JSON.stringify(input.schema);
-        await tx.execute(
-          sql`INSERT INTO ci_run_schemas (run_id, digest, schema)
-              VALUES (${id}, ${createHash('sha256').update(json).digest('hex')}, ${json}::jsonb)`,
-        );
+        const digest = createHash('sha256').update(JSON.stringify(input.schema)).digest('hex');
+        await tx.insert(ciRunSchemas).values({ runId: id, digest, schema: input.schema });
       }
 
       const environmentId = inserted.environment_id;
@@ -95,13 +91,9 @@ export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestRe
         return { id, environmentId, queryCount: 0, newQueryCount: 0, rejected, created: true };
       }
       // The run's own list of queries, with the figures CI measured, whether or not it has a catalog.
-      const runQueries = sql`run_queries AS (
-          INSERT INTO ci_run_queries (run_id, hash, query, formatted_query, calls, mean_time_ms, call_sites)
-          SELECT ${id}, hash, query, formatted_query, calls, mean_time_ms, coalesce(call_sites, '[]'::jsonb) FROM input
-        )`;
       if (environmentId === null) {
         // Untagged run: its queries are kept with it, the catalogs are not touched.
-        await tx.execute(sql`WITH ${inputRows(rows)}, ${runQueries} SELECT 1`);
+        await tx.execute(insertUntaggedRunQueries(id, rows));
         return { id, environmentId, queryCount: rows.length, newQueryCount: 0, rejected, created: true };
       }
       const newQueryCount = await upsertCatalog(tx, {
@@ -109,9 +101,7 @@ export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestRe
         source: 'ci',
         rows,
         now,
-        alongside: sql`${runQueries}, counted AS (
-            UPDATE ci_runs SET new_query_count = (SELECT count(*) FROM upserted WHERE inserted) WHERE id = ${id}
-          )`,
+        alongside: runQueriesAndNewCount(id),
       });
       return { id, environmentId, queryCount: rows.length, newQueryCount, rejected, created: true };
     }),

@@ -3,7 +3,8 @@ import type { Db } from '../db/store';
 import { badRequest } from '../errors';
 import { requireEnvironment } from '../domain/environments';
 import { prepareOne } from './prepare';
-import { upsertOnItsOwn, type CatalogRow } from './upsert';
+import type { CatalogRow } from './catalog-write';
+import { upsertOnItsOwn } from './upsert';
 
 /** Adds or refreshes one query; 400 naming `query` when it does not parse. Returns its hash and whether it was new. */
 export async function addManualQuery(db: Db, environmentId: string, query: string, hash?: string): Promise<{ hash: string; created: boolean }> {

@@ -3,7 +3,7 @@
 // their own executions. Pure: no database.
 import { mergeCallSites } from '../../shared/call-sites';
 import { CI_LIMITS } from '../../shared/ci';
-import type { CatalogRow } from './upsert';
+import type { CatalogRow } from './catalog-write';
 
 interface Figures {
   calls: number | null;

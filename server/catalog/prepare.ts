@@ -5,7 +5,7 @@ import { callSitesOf } from '../../shared/call-sites';
 import type { CiQueryInput, RejectedQuery } from '../../shared/ci';
 import { fingerprintOf, formatQuery, loadParser } from '../../shared/sql-fingerprint';
 import { mergeSightings, sortByHash } from './merge';
-import type { CatalogRow } from './upsert';
+import type { CatalogRow } from './catalog-write';
 
 export interface PreparedRun {
   /** Distinct by hash, sorted by hash (the order rows are locked in, see upsert.ts). */

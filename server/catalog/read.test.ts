@@ -7,7 +7,8 @@ import { BACKENDS, openTestServices, stopTestPostgres } from '../../test/support
 import { appRouter } from '../routers/root';
 import type { Services } from '../services-type';
 import { createContext } from '../trpc';
-import { upsertOnItsOwn, type CatalogRow, type CatalogSource } from './upsert';
+import type { CatalogRow, CatalogSource } from './catalog-write';
+import { upsertOnItsOwn } from './upsert';
 
 afterAll(() => stopTestPostgres());
 

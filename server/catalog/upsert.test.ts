@@ -3,7 +3,8 @@
 // and PostgreSQL).
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
-import { upsertStatement, type CatalogRow, type CatalogSource } from './upsert';
+import type { CatalogRow, CatalogSource } from './catalog-write';
+import { upsertStatement } from './upsert.sql';
 
 const rows: CatalogRow[] = [
   { hash: '00000000000000aa', query: 'SELECT 1 FROM a', formattedQuery: 'SELECT 1 FROM a', calls: 4, meanTimeMs: 0.5 },

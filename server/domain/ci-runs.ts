@@ -4,7 +4,7 @@ import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { CiRunDetail, CiRunSummary, IngestRunInput, listRunsInput } from '../../shared/ci';
 import type { VerdictStatus } from '../../shared/policy';
-import { copyCostsToRuns } from '../analysis/run-costs';
+import { copyCostsToRuns } from '../analysis/run-costs.sql';
 import { ingestRun, type IngestResult } from '../catalog/ingest';
 import { ciRunQueries, ciRuns, environments } from '../db/schema';
 import type { Db } from '../db/store';
@@ -22,7 +22,7 @@ export async function recordCiRun(services: Services, input: IngestRunInput): Pr
   const { db } = services.store;
   const result = await ingestRun(db, input);
   if (result.created && result.environmentId) {
-    await copyCostsToRuns(db, { runId: result.id });
+    await db.execute(copyCostsToRuns({ runId: result.id }));
     await scheduleRunVerdict(services, result.id);
   }
   return result;

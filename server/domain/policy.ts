@@ -7,6 +7,7 @@ import { catalogQueries, environments, queryAcknowledgements } from '../db/schem
 import type { Db } from '../db/store';
 import { isForeignKeyViolation, notFound } from '../errors';
 import { notFoundInEnvironment, requireEnvironment } from './environments';
+import { currentCostStatement } from './policy.sql';
 
 /**
  * A stored policy read whole: missing fields (none stored yet, or added since) take their defaults,
@@ -62,19 +63,7 @@ const toAcknowledgement = (row: { hash: string; note: string | null; cost: numbe
  * unknown (an acknowledgement at an unknown cost holds whatever the cost does).
  */
 async function currentCost(db: Pick<Db, 'execute'>, environmentId: string, hash: string): Promise<number | null> {
-  const [row] = await rowsOf<{ cost: number | null }>(
-    db,
-    sql`SELECT coalesce(
-          (SELECT p.cost
-             FROM ci_run_query_plans p
-             JOIN ci_run_analyses a ON a.run_id = p.run_id AND a.status = 'done'
-             JOIN ci_runs r ON r.id = p.run_id
-            WHERE r.environment_id = ${environmentId} AND p.hash = ${hash} AND p.cost IS NOT NULL
-            ORDER BY r.created_at DESC, r.id DESC
-            LIMIT 1),
-          (SELECT cost FROM query_analyses WHERE environment_id = ${environmentId} AND hash = ${hash})
-        ) AS cost`,
-  );
+  const [row] = await rowsOf<{ cost: number | null }>(db, currentCostStatement(environmentId, hash));
   return row?.cost ?? null;
 }
 
@@ -95,25 +84,18 @@ export async function acknowledgeQuery(
 
   const cost = await currentCost(db, input.id, input.hash);
   try {
-    const [row] = await rowsOf<{ hash: string; note: string | null; cost: number | null; acknowledged_at: Date | string; acknowledged_by: string | null; created: boolean }>(
-      db,
-      sql`INSERT INTO query_acknowledgements (environment_id, hash, note, cost, acknowledged_at, acknowledged_by)
-          VALUES (${input.id}, ${input.hash}, ${input.note ?? null}, ${cost}::float8, now(), ${actor})
-          ON CONFLICT (environment_id, hash) DO UPDATE
-            SET note = excluded.note, cost = excluded.cost, acknowledged_at = excluded.acknowledged_at, acknowledged_by = excluded.acknowledged_by
-          RETURNING hash, note, cost, acknowledged_at, acknowledged_by, (xmax = 0) AS created`,
-    );
+    const [row] = await db
+      .insert(queryAcknowledgements)
+      .values({ environmentId: input.id, hash: input.hash, note: input.note ?? null, cost, acknowledgedAt: sql`now()`, acknowledgedBy: actor })
+      .onConflictDoUpdate({
+        target: [queryAcknowledgements.environmentId, queryAcknowledgements.hash],
+        set: { note: sql`excluded.note`, cost: sql`excluded.cost`, acknowledgedAt: sql`excluded.acknowledged_at`, acknowledgedBy: sql`excluded.acknowledged_by` },
+      })
+      // xmax = 0 only on a row this statement inserted
+      .returning({ ...ackColumns, created: sql<boolean>`(xmax = 0)` });
     if (!row) throw new Error('INSERT ... RETURNING gave no row');
-    return {
-      acknowledgement: toAcknowledgement({
-        hash: row.hash,
-        note: row.note,
-        cost: row.cost,
-        acknowledgedAt: new Date(row.acknowledged_at),
-        acknowledgedBy: row.acknowledged_by,
-      }),
-      created: row.created,
-    };
+    const { created, ...acknowledgement } = row;
+    return { acknowledgement: toAcknowledgement(acknowledgement), created };
   } catch (error) {
     // the environment was deleted between the lookup and the insert
     if (isForeignKeyViolation(error)) throw notFound(`Environment ${input.id}`);

@@ -12,6 +12,7 @@ import type { PlanNode } from '../../shared/plan';
 import { queryPlans } from '../db/schema';
 import type { Db } from '../db/store';
 import { isForeignKeyViolation } from '../errors';
+import { insertPlans } from './cache.sql';
 import type { WarmShadows } from './shadows';
 
 export interface CachedPlan {
@@ -166,30 +167,9 @@ async function readCached(db: Db, input: PlanCachedInput, hashes: string[]): Pro
 
 async function store(db: Db, input: PlanCachedInput, planned: PlannedQuery[], plannedAt: Date): Promise<void> {
   if (planned.length === 0) return;
-  const rows = planned.map((q) => ({
-    hash: q.hash,
-    cost: q.cost,
-    plan_shape: q.planShape,
-    plan: q.plan,
-    plan_after: q.planAfter,
-    indexes_used: q.indexesUsed ?? [],
-    tables_used: q.tablesUsed ?? [],
-    recommendations: q.recommendations,
-    alternatives: q.alternatives ?? [],
-    error: q.error,
-  }));
   try {
     // The snapshot may have been pruned while these were planned: then there is nothing to cache into.
-    await db.execute(sql`
-      INSERT INTO query_plans (environment_id, snapshot_id, schema_digest, hash, cost, plan_shape, plan, plan_after,
-                               indexes_used, tables_used, recommendations, alternatives, error, planned_at)
-      SELECT ${input.environmentId}, ${input.snapshotId}, ${input.digest}, r.hash, r.cost, r.plan_shape, r.plan, r.plan_after,
-             coalesce(r.indexes_used, '[]'::jsonb), coalesce(r.tables_used, '[]'::jsonb), coalesce(r.recommendations, '[]'::jsonb),
-             coalesce(r.alternatives, '[]'::jsonb), r.error, ${plannedAt.toISOString()}::timestamptz
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(hash text, cost float8, plan_shape text, plan jsonb, plan_after jsonb,
-           indexes_used jsonb, tables_used jsonb, recommendations jsonb, alternatives jsonb, error text)
-      WHERE EXISTS (SELECT 1 FROM production_snapshots WHERE id = ${input.snapshotId})
-      ON CONFLICT (environment_id, snapshot_id, schema_digest, hash) DO NOTHING`);
+    await db.execute(insertPlans(input, planned, plannedAt));
   } catch (error) {
     if (!isForeignKeyViolation(error)) throw error;
   }

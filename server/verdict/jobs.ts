@@ -4,15 +4,13 @@
 // through the plan cache (cache.ts): only queries never planned against that snapshot and
 // schema cost anything. What it stores (ci_run_analyses, ci_run_query_plans) is judged on read
 // (read.ts, evaluate.ts), so acknowledgements and policy changes apply without re-planning.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { applyRunSchema, queryRefs, ShadowBusyError, subsetSnapshot, type AppliedRunSchema, type QueryRefs, type Snapshot } from '../../advisor/index';
 import { loadParser } from '../../shared/sql-fingerprint';
 import { redactConnectionString } from '../../gateway/index';
 import { defaultPolicy, policySchema } from '../../shared/policy';
 import type { RunSchema } from '../../shared/run-schema';
-import { toIsoDate } from '../../shared/dates';
-import { rowsOf } from '../catalog/sql';
-import { ciRunAnalyses, ciRunSchemas, environments } from '../db/schema';
+import { ciRunAnalyses, ciRunQueries, ciRunQueryPlans, ciRunSchemas, ciRuns, environments } from '../db/schema';
 import type { Db } from '../db/store';
 import { requireProductionConnections } from '../domain/connections';
 import type { Services } from '../services-type';
@@ -22,7 +20,8 @@ import { warmShadows } from './shadows';
 import { emitVerdictFailed } from '../webhooks/verdict-failed';
 import { currentSnapshot } from './snapshots';
 import { withStatisticsNotes } from './statistics-warnings';
-import { pairChangedQueries } from './pairing';
+import { insertRunQueryPlans, type RunQueryPlanRow } from './jobs.sql';
+import { pairChangedQueries, type QueryPair } from './pairing';
 import type { CallSite } from '../../shared/call-sites';
 
 const VERDICT_JOB = 'verdict';
@@ -55,25 +54,26 @@ export async function registerVerdictJobs(services: Services): Promise<void> {
   });
 }
 
-async function runVerdictJob(services: Services, runId: string): Promise<void> {
-  const { db } = services.store;
-  const [run] = await rowsOf<RunRow>(
-    db,
-    sql`SELECT r.id, r.repo, r.branch, r.environment_id, r.created_at
-        FROM ci_runs r JOIN ci_run_analyses a ON a.run_id = r.id
-        WHERE r.id = ${runId} AND a.status = 'pending'`,
-  );
-  // gone, or already analyzed by an attempt that stopped before completing its job
-  if (!run?.environment_id) return;
-  await analyzeRun(services, run);
-}
+/** What the verdict job reads of a run. */
+const runColumns = { id: ciRuns.id, repo: ciRuns.repo, branch: ciRuns.branch, environmentId: ciRuns.environmentId, createdAt: ciRuns.createdAt };
 
-interface RunRow extends Record<string, unknown> {
+interface RunRow {
   id: string;
   repo: string;
   branch: string | null;
-  environment_id: string | null;
-  created_at: string | Date;
+  environmentId: string | null;
+  createdAt: Date;
+}
+
+async function runVerdictJob(services: Services, runId: string): Promise<void> {
+  const [run] = await services.store.db
+    .select(runColumns)
+    .from(ciRuns)
+    .innerJoin(ciRunAnalyses, eq(ciRunAnalyses.runId, ciRuns.id))
+    .where(and(eq(ciRuns.id, runId), eq(ciRunAnalyses.status, 'pending')));
+  // gone, or already analyzed by an attempt that stopped before completing its job
+  if (!run?.environmentId) return;
+  await analyzeRun(services, run);
 }
 
 /** Why a verdict cannot be had, said where the user reads it; never blocks the run. */
@@ -86,9 +86,9 @@ class Unavailable extends Error {}
  */
 export async function scheduleRunVerdict(services: Services, runId: string): Promise<void> {
   const { db } = services.store;
-  const [run] = await rowsOf<RunRow>(db, sql`SELECT id, repo, branch, environment_id, created_at FROM ci_runs WHERE id = ${runId}`);
-  if (!run?.environment_id) return;
-  const unavailable = await productionMissing(services, run.environment_id);
+  const [run] = await db.select(runColumns).from(ciRuns).where(eq(ciRuns.id, runId));
+  if (!run?.environmentId) return;
+  const unavailable = await productionMissing(services, run.environmentId);
   const inserted = await db
     .insert(ciRunAnalyses)
     .values({ runId, status: unavailable ? 'unavailable' : 'pending', reason: unavailable ?? null, analyzedAt: unavailable ? new Date() : null })
@@ -136,9 +136,13 @@ function progressWriter(db: Db, runId: string) {
   return { write, flush: () => pending };
 }
 
+// A run's verdict is made in steps, each over what the ones before it found: what the run is
+// compared with (its baseline, both schemas and query lists, the pairs of edited queries), the
+// schemas to plan on (production's snapshot, scoped to those queries, with each side's schema
+// differences applied), the plans, then one row per query, stored in one transaction.
 async function analyzeRun(services: Services, run: RunRow): Promise<void> {
   const { db } = services.store;
-  const environmentId = run.environment_id!;
+  const environmentId = run.environmentId!;
   const progress = progressWriter(db, run.id);
   let connectionString = '';
   try {
@@ -148,114 +152,12 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
       },
     );
     connectionString = connections[0].connectionString;
-    const baseline = await findBaseline(db, run);
-    const runSchema = await storedSchema(db, run.id);
-    const baselineSchema = baseline ? await storedSchema(db, baseline) : null;
-    const queries = await runQueries(db, run.id);
-    const baselineQueries = baseline ? await runQueries(db, baseline) : [];
-    const runHashes = new Set(queries.map((q) => q.hash));
-    const baselineHashes = new Set(baselineQueries.map((q) => q.hash));
-    // Only the shared queries' baseline costs matter, and those of the baseline queries the run's
-    // new ones are edits of (pairing.ts): a run query absent from the baseline is new or changed.
-    const sharedHashes = new Set(baselineQueries.filter((q) => runHashes.has(q.hash)).map((q) => q.hash));
-    await loadParser();
-    const pairs = new Map(
-      pairChangedQueries(
-        queries.filter((q) => !baselineHashes.has(q.hash)),
-        baselineQueries.filter((q) => !runHashes.has(q.hash)),
-      ).map((pair) => [pair.hash, pair]),
-    );
-    const pairedHashes = new Set([...pairs.values()].map((pair) => pair.baselineHash));
-    const shared = baselineQueries.filter((q) => sharedHashes.has(q.hash) || pairedHashes.has(q.hash));
-
-    // Only what these queries need of production is read (or added to the stored snapshot) and
-    // planned on; the run's schema differences are applied to that part (run-schema.ts).
-    // VERDICT_SNAPSHOT=full (config.ts): production's whole schema, as before verdicts were scoped;
-    // kept for comparison (npm run bench:verdict) and as a way back
-    const whole = services.config.verdictSnapshot === 'full';
-    const refs = whole ? undefined : withRunTypes(queryRefs([...queries, ...shared].map((q) => q.query)), runSchema, baselineSchema);
-    const snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000, ...(refs && { scope: refs }) });
-    const production = refs ? subsetSnapshot(snapshot.snapshot, refs) : snapshot.snapshot;
-    // Without the run's schema there is nothing to apply, to the run or (for a like comparison) to its baseline.
-    const applied = runSchema ? applyRunSchema(production, runSchema, baselineSchema) : unchanged(production);
-    const baselineApplied = runSchema && baselineSchema ? applyRunSchema(production, baselineSchema, baselineSchema) : unchanged(production);
-    // lost_index needs the indexes a query uses with production's own schema, where the dropped ones still exist.
-    const needProduction = applied.droppedIndexes.length > 0 && applied.digest !== '';
-    const total = queries.length + shared.length + (needProduction ? queries.length : 0);
-    let offset = 0;
-    const plan = async (digest: string, planned: Snapshot, list: typeof queries) => {
-      const base = offset;
-      offset += list.length;
-      const result = await whenNotBusy(() => planCached(db, {
-        environmentId,
-        snapshotId: snapshot.id,
-        snapshot: planned,
-        digest,
-        queries: list,
-        shadows: warmShadows(services.config),
-        fullShadow: whole,
-        // the plans themselves, for the verdict's plan diff and causes
-        withPlans: true,
-        onProgress: (done) => progress.write(base + done, total),
-      }));
-      return result.plans;
-    };
-    progress.write(0, total, true);
-    const runPlans = await plan(applied.digest, applied.snapshot, queries);
-    const baselinePlans = await plan(baselineApplied.digest, baselineApplied.snapshot, shared);
-    const productionPlans = needProduction ? await plan('', production, queries) : runPlans;
-
-    const removed = runSchema && baselineSchema ? indexesRemoved(baselineSchema, runSchema) : new Set<string>();
-    const rows = queries.map((q) => {
-      const own = runPlans.get(q.hash);
-      const inBaseline = sharedHashes.has(q.hash);
-      const pair = pairs.get(q.hash);
-      const baselinePlan = inBaseline ? baselinePlans.get(q.hash) : pair ? baselinePlans.get(pair.baselineHash) : undefined;
-      return {
-        hash: q.hash,
-        cost: own?.cost ?? null,
-        in_baseline: inBaseline,
-        baseline_cost: baselinePlan?.cost ?? null,
-        recommendations: (own?.recommendations ?? []).map((r) => ({ createIndex: r.createIndex, costAfter: r.costAfter, savedPct: r.savedPct })),
-        indexes_used: productionPlans.get(q.hash)?.indexesUsed ?? [],
-        schema_notes: withStatisticsNotes(schemaNotes(own, applied, baselinePlan, removed), production, own),
-        error: own?.error ?? null,
-        plan: own?.plan ?? null,
-        baseline_plan: baselinePlan?.plan ?? null,
-        paired_hash: pair?.baselineHash ?? null,
-        pairing: pair?.reason ?? null,
-      };
-    });
+    const comparison = await readComparison(db, run);
+    const schemas = await planningSchemas(services, environmentId, comparison);
+    const plans = await planQueries(services, environmentId, comparison, schemas, progress);
+    const rows = verdictRows(comparison, schemas, plans);
     await progress.flush();
-    await db.transaction(async (tx) => {
-      await tx.execute(sql`DELETE FROM ci_run_query_plans WHERE run_id = ${run.id}`);
-      if (rows.length > 0) {
-        await tx.execute(sql`
-          INSERT INTO ci_run_query_plans (run_id, hash, cost, in_baseline, baseline_cost, recommendations, indexes_used, schema_notes, error,
-                                          plan, baseline_plan, paired_hash, pairing)
-          SELECT ${run.id}, r.hash, r.cost, r.in_baseline, r.baseline_cost, coalesce(r.recommendations, '[]'::jsonb),
-                 coalesce(r.indexes_used, '[]'::jsonb), coalesce(r.schema_notes, '[]'::jsonb), r.error,
-                 nullif(r.plan, 'null'::jsonb), nullif(r.baseline_plan, 'null'::jsonb), r.paired_hash, r.pairing
-          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(hash text, cost float8, in_baseline boolean, baseline_cost float8,
-               recommendations jsonb, indexes_used jsonb, schema_notes jsonb, error text, plan jsonb, baseline_plan jsonb,
-               paired_hash text, pairing text)`);
-      }
-      await tx
-        .update(ciRunAnalyses)
-        .set({
-          status: 'done',
-          reason: null,
-          snapshotId: snapshot.id,
-          baselineRunId: baseline,
-          schemaDigest: applied.digest,
-          droppedIndexes: applied.droppedIndexes,
-          runNotes: applied.runNotes,
-          done: total,
-          total,
-          analyzedAt: new Date(),
-        })
-        .where(eq(ciRunAnalyses.runId, run.id));
-    });
+    await storeVerdict(db, run.id, comparison, schemas, plans, rows);
     await emitVerdictFailed(services, run.id);
   } catch (error) {
     await progress.flush();
@@ -269,6 +171,166 @@ async function analyzeRun(services: Services, run: RunRow): Promise<void> {
       })
       .where(eq(ciRunAnalyses.runId, run.id));
   }
+}
+
+interface RunQuery {
+  hash: string;
+  query: string;
+  calls?: number;
+  callSites: CallSite[];
+}
+
+/** What the run is compared with, read and paired before anything is planned. */
+interface Comparison {
+  baseline: string | null;
+  runSchema: RunSchema | null;
+  baselineSchema: RunSchema | null;
+  queries: RunQuery[];
+  /** The baseline's queries whose plans matter: the ones the run shares, and the ones its new queries edit. */
+  shared: RunQuery[];
+  sharedHashes: Set<string>;
+  /** A run query absent from the baseline, by hash, paired with the baseline query it edits. */
+  pairs: Map<string, QueryPair>;
+}
+
+async function readComparison(db: Db, run: RunRow): Promise<Comparison> {
+  const baseline = await findBaseline(db, run);
+  const runSchema = await storedSchema(db, run.id);
+  const baselineSchema = baseline ? await storedSchema(db, baseline) : null;
+  const queries = await runQueries(db, run.id);
+  const baselineQueries = baseline ? await runQueries(db, baseline) : [];
+  const runHashes = new Set(queries.map((q) => q.hash));
+  const baselineHashes = new Set(baselineQueries.map((q) => q.hash));
+  // Only the shared queries' baseline costs matter, and those of the baseline queries the run's
+  // new ones are edits of (pairing.ts): a run query absent from the baseline is new or changed.
+  const sharedHashes = new Set(baselineQueries.filter((q) => runHashes.has(q.hash)).map((q) => q.hash));
+  await loadParser();
+  const pairs = new Map(
+    pairChangedQueries(
+      queries.filter((q) => !baselineHashes.has(q.hash)),
+      baselineQueries.filter((q) => !runHashes.has(q.hash)),
+    ).map((pair) => [pair.hash, pair]),
+  );
+  const pairedHashes = new Set([...pairs.values()].map((pair) => pair.baselineHash));
+  const shared = baselineQueries.filter((q) => sharedHashes.has(q.hash) || pairedHashes.has(q.hash));
+  return { baseline, runSchema, baselineSchema, queries, shared, sharedHashes, pairs };
+}
+
+/** The schemas the run's and the baseline's queries are planned on, all from one stored snapshot. */
+interface PlanningSchemas {
+  snapshotId: string;
+  /** The whole snapshot is rebuilt in the shadow (VERDICT_SNAPSHOT=full). */
+  whole: boolean;
+  production: Snapshot;
+  applied: AppliedRunSchema;
+  baselineApplied: AppliedRunSchema;
+}
+
+async function planningSchemas(services: Services, environmentId: string, { queries, shared, runSchema, baselineSchema }: Comparison): Promise<PlanningSchemas> {
+  // Only what these queries need of production is read (or added to the stored snapshot) and
+  // planned on; the run's schema differences are applied to that part (run-schema.ts).
+  // VERDICT_SNAPSHOT=full (config.ts): production's whole schema, as before verdicts were scoped;
+  // kept for comparison (npm run bench:verdict) and as a way back
+  const whole = services.config.verdictSnapshot === 'full';
+  const refs = whole ? undefined : withRunTypes(queryRefs([...queries, ...shared].map((q) => q.query)), runSchema, baselineSchema);
+  const snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000, ...(refs && { scope: refs }) });
+  const production = refs ? subsetSnapshot(snapshot.snapshot, refs) : snapshot.snapshot;
+  // Without the run's schema there is nothing to apply, to the run or (for a like comparison) to its baseline.
+  const applied = runSchema ? applyRunSchema(production, runSchema, baselineSchema) : unchanged(production);
+  const baselineApplied = runSchema && baselineSchema ? applyRunSchema(production, baselineSchema, baselineSchema) : unchanged(production);
+  return { snapshotId: snapshot.id, whole, production, applied, baselineApplied };
+}
+
+interface Plans {
+  run: Map<string, CachedPlan>;
+  baseline: Map<string, CachedPlan>;
+  /** The run's queries on production's own schema (the run's plans when it drops no index). */
+  production: Map<string, CachedPlan>;
+  /** Queries planned, each list counted: the progress's total. */
+  total: number;
+}
+
+async function planQueries(
+  services: Services,
+  environmentId: string,
+  { queries, shared }: Comparison,
+  { snapshotId, whole, production, applied, baselineApplied }: PlanningSchemas,
+  progress: ReturnType<typeof progressWriter>,
+): Promise<Plans> {
+  // lost_index needs the indexes a query uses with production's own schema, where the dropped ones still exist.
+  const needProduction = applied.droppedIndexes.length > 0 && applied.digest !== '';
+  const total = queries.length + shared.length + (needProduction ? queries.length : 0);
+  let offset = 0;
+  const plan = async (digest: string, planned: Snapshot, list: RunQuery[]) => {
+    const base = offset;
+    offset += list.length;
+    const result = await whenNotBusy(() => planCached(services.store.db, {
+      environmentId,
+      snapshotId,
+      snapshot: planned,
+      digest,
+      queries: list,
+      shadows: warmShadows(services.config),
+      fullShadow: whole,
+      // the plans themselves, for the verdict's plan diff and causes
+      withPlans: true,
+      onProgress: (done) => progress.write(base + done, total),
+    }));
+    return result.plans;
+  };
+  progress.write(0, total, true);
+  const run = await plan(applied.digest, applied.snapshot, queries);
+  const baseline = await plan(baselineApplied.digest, baselineApplied.snapshot, shared);
+  return { run, baseline, production: needProduction ? await plan('', production, queries) : run, total };
+}
+
+/** One row per run query: its plan beside its baseline's (the same query's, or the one it edits). */
+function verdictRows({ queries, sharedHashes, pairs, runSchema, baselineSchema }: Comparison, { production, applied }: PlanningSchemas, plans: Plans): RunQueryPlanRow[] {
+  const removed = runSchema && baselineSchema ? indexesRemoved(baselineSchema, runSchema) : new Set<string>();
+  return queries.map((q) => {
+    const own = plans.run.get(q.hash);
+    const inBaseline = sharedHashes.has(q.hash);
+    const pair = pairs.get(q.hash);
+    const baselinePlan = inBaseline ? plans.baseline.get(q.hash) : pair ? plans.baseline.get(pair.baselineHash) : undefined;
+    return {
+      hash: q.hash,
+      cost: own?.cost ?? null,
+      in_baseline: inBaseline,
+      baseline_cost: baselinePlan?.cost ?? null,
+      recommendations: (own?.recommendations ?? []).map((r) => ({ createIndex: r.createIndex, costAfter: r.costAfter, savedPct: r.savedPct })),
+      indexes_used: plans.production.get(q.hash)?.indexesUsed ?? [],
+      schema_notes: withStatisticsNotes(schemaNotes(own, applied, baselinePlan, removed), production, own),
+      error: own?.error ?? null,
+      plan: own?.plan ?? null,
+      baseline_plan: baselinePlan?.plan ?? null,
+      paired_hash: pair?.baselineHash ?? null,
+      pairing: pair?.reason ?? null,
+    };
+  });
+}
+
+/** The run's rows replace any an earlier attempt stored, and the verdict is done, in one transaction. */
+async function storeVerdict(db: Db, runId: string, { baseline }: Comparison, { snapshotId, applied }: PlanningSchemas, { total }: Plans, rows: RunQueryPlanRow[]): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.delete(ciRunQueryPlans).where(eq(ciRunQueryPlans.runId, runId));
+    // raw, unlike the delete: a run's rows are many, and jobs.sql.ts binds them as one parameter
+    if (rows.length > 0) await tx.execute(insertRunQueryPlans(runId, rows));
+    await tx
+      .update(ciRunAnalyses)
+      .set({
+        status: 'done',
+        reason: null,
+        snapshotId,
+        baselineRunId: baseline,
+        schemaDigest: applied.digest,
+        droppedIndexes: applied.droppedIndexes,
+        runNotes: applied.runNotes,
+        done: total,
+        total,
+        analyzedAt: new Date(),
+      })
+      .where(eq(ciRunAnalyses.runId, runId));
+  });
 }
 
 /** A burst of CI runs can fill the shadow queue; a run's verdict waits its turn rather than fail. */
@@ -329,20 +391,25 @@ function indexesRemoved(baseline: RunSchema, run: RunSchema): Set<string> {
 /**
  * The run it is compared with: the latest earlier run of the same repository in the environment,
  * on the policy's comparison branch (for a run on that branch, its previous run). "Earlier" is by
- * (created_at, id), as run-diff.ts orders runs.
+ * (created_at, id), as run-diff.sql.ts orders runs.
  */
 async function findBaseline(db: Db, run: RunRow): Promise<string | null> {
-  const [environment] = await db.select({ policy: environments.policy }).from(environments).where(eq(environments.id, run.environment_id!));
+  const [environment] = await db.select({ policy: environments.policy }).from(environments).where(eq(environments.id, run.environmentId!));
   const parsed = policySchema.safeParse(environment?.policy ?? {});
   const branch = (parsed.success ? parsed.data : defaultPolicy()).comparisonBranch;
-  const [baseline] = await rowsOf<{ id: string }>(
-    db,
-    sql`SELECT id FROM ci_runs
-        WHERE lower(repo) = lower(${run.repo}) AND environment_id = ${run.environment_id} AND branch = ${branch}
-          AND (created_at, id) < (${toIsoDate(run.created_at)}::timestamptz, ${run.id})
-        ORDER BY created_at DESC, id DESC
-        LIMIT 1`,
-  );
+  const [baseline] = await db
+    .select({ id: ciRuns.id })
+    .from(ciRuns)
+    .where(
+      and(
+        eq(sql`lower(${ciRuns.repo})`, sql`lower(${run.repo})`),
+        eq(ciRuns.environmentId, run.environmentId!),
+        eq(ciRuns.branch, branch),
+        sql`(${ciRuns.createdAt}, ${ciRuns.id}) < (${run.createdAt.toISOString()}::timestamptz, ${run.id})`,
+      ),
+    )
+    .orderBy(desc(ciRuns.createdAt), desc(ciRuns.id))
+    .limit(1);
   return baseline?.id ?? null;
 }
 
@@ -351,10 +418,11 @@ async function storedSchema(db: Db, runId: string): Promise<RunSchema | null> {
   return row?.schema ?? null;
 }
 
-async function runQueries(db: Db, runId: string): Promise<{ hash: string; query: string; calls?: number; callSites: CallSite[] }[]> {
-  const rows = await rowsOf<{ hash: string; query: string; calls: number | string | null; call_sites: CallSite[] | null }>(
-    db,
-    sql`SELECT hash, query, calls, call_sites FROM ci_run_queries WHERE run_id = ${runId} ORDER BY hash`,
-  );
-  return rows.map((r) => ({ hash: r.hash, query: r.query, calls: r.calls === null ? undefined : Number(r.calls), callSites: r.call_sites ?? [] }));
+async function runQueries(db: Db, runId: string): Promise<RunQuery[]> {
+  const rows = await db
+    .select({ hash: ciRunQueries.hash, query: ciRunQueries.query, calls: ciRunQueries.calls, callSites: ciRunQueries.callSites })
+    .from(ciRunQueries)
+    .where(eq(ciRunQueries.runId, runId))
+    .orderBy(asc(ciRunQueries.hash));
+  return rows.map((r) => ({ hash: r.hash, query: r.query, calls: r.calls ?? undefined, callSites: r.callSites ?? [] }));
 }

@@ -10,7 +10,7 @@
 // plans cached against it stay valid). Analyze asks for everything: a snapshot of everything
 // serves every verdict too.
 import { createHash } from 'node:crypto';
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, notInArray, sql } from 'drizzle-orm';
 import {
   mergeSnapshots,
   missingFrom,
@@ -225,7 +225,6 @@ async function readAndStore(
 ): Promise<StoredSnapshot> {
   const { db } = services.store;
   const read = await readSnapshot(production.connectionString, { schemaFilters: production.schemaFilters, ...(scope && { scope: { names: scope } }) });
-  const json = JSON.stringify(read);
   const digest = digestOf(read);
   const readAt = new Date();
   // The stored scoped snapshot, unchanged for all it holds: it takes this read's content (which
@@ -262,14 +261,14 @@ async function readAndStore(
   }
   const snapshot: StoredSnapshot = { id: newId('snap'), environmentId, connectionId: production.id, readAt, digest, snapshot: read };
   await db.transaction(async (tx) => {
-    await tx.execute(sql`
-      INSERT INTO production_snapshots (id, environment_id, connection_id, read_at, digest, snapshot)
-      VALUES (${snapshot.id}, ${environmentId}, ${production.id}, ${snapshot.readAt.toISOString()}::timestamptz, ${snapshot.digest}, ${json}::jsonb)`);
-    await tx.execute(sql`
-      DELETE FROM production_snapshots
-      WHERE environment_id = ${environmentId}
-        AND id NOT IN (SELECT id FROM production_snapshots WHERE environment_id = ${environmentId}
-                       ORDER BY read_at DESC, id DESC LIMIT ${KEPT_PER_ENVIRONMENT})`);
+    await tx.insert(productionSnapshots).values(snapshot);
+    const newest = tx
+      .select({ id: productionSnapshots.id })
+      .from(productionSnapshots)
+      .where(eq(productionSnapshots.environmentId, environmentId))
+      .orderBy(desc(productionSnapshots.readAt), desc(productionSnapshots.id))
+      .limit(KEPT_PER_ENVIRONMENT);
+    await tx.delete(productionSnapshots).where(and(eq(productionSnapshots.environmentId, environmentId), notInArray(productionSnapshots.id, newest)));
   });
   latest.set(environmentId, snapshot);
   return snapshot;

@@ -1,6 +1,6 @@
 // Sending one stored delivery: the queue's job (jobs.ts) and the test button both come here. Each
 // attempt is counted before it is made; a delivered one is never sent again, whoever asks.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { webhookDeliveries, webhooks } from '../db/schema';
 import type { Services } from '../services-type';
 import { SecretUnreadableError } from '../secrets';
@@ -28,7 +28,7 @@ export async function attemptDelivery(services: Services, deliveryId: string, op
   const [claimed] = await db
     .update(webhookDeliveries)
     .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: new Date() })
-    .where(sql`${webhookDeliveries.id} = ${deliveryId} AND ${webhookDeliveries.status} = 'pending'`)
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, 'pending')))
     .returning({ attempts: webhookDeliveries.attempts, body: webhookDeliveries.body, event: webhookDeliveries.event, webhookId: webhookDeliveries.webhookId });
   if (!claimed) return 'skipped';
   const [hook] = await db
