@@ -18,7 +18,7 @@ export function hiddenStatisticsWarnings(snapshot: Pick<Snapshot, 'hiddenStatist
 }
 
 /** Each planned query with the warnings of the tables its own plan reads without their statistics. */
-export function withStatisticsWarnings(snapshot: Pick<Snapshot, 'hiddenStatistics'>, queries: PlannedQuery[]): PlannedQuery[] {
+export function withQueryStatisticsWarnings(snapshot: Pick<Snapshot, 'hiddenStatistics'>, queries: PlannedQuery[]): PlannedQuery[] {
   if (hiddenTables(snapshot).size === 0) return queries;
   return queries.map((q) => {
     const warnings = hiddenStatisticsWarnings(snapshot, [q]);

@@ -33,7 +33,7 @@ export { keptKeyOf } from './kept-shadows.js';
 export { embeddedBinaries, serverUser, startKeptCluster, type KeptCluster } from '../shadow/postgres-process.js';
 export { ShadowBusyError } from '../shadow/busy.js';
 export { ShadowSlots, sharedShadowSlots, shadowLimitsFromEnv, type ShadowLimits } from '../shadow/slots.js';
-export { hiddenStatisticsWarnings } from './hidden-statistics.js';
+export { hiddenStatisticsWarnings, withQueryStatisticsWarnings } from './hidden-statistics.js';
 export { resolveIndexNames, withoutIndexes, type WhatIfDrop, type WhatIfDropResult, type ResolvedIndexes } from './what-if-drops.js';
 export type { AnalysisResult, AnalysisProgress, AnalyzeOptions, WhatIf, WhatIfHook, AnalyzeInput } from './types.js';
 

@@ -15,7 +15,7 @@ import { explain } from '../shadow/explain.js';
 import type { ShadowDatabase } from '../shadow/types.js';
 import { dropShadowAccess } from '../shadow/access.js';
 import { planWhatIfDrops } from './what-if-drops.js';
-import { hiddenStatisticsWarnings, withStatisticsWarnings } from './hidden-statistics.js';
+import { hiddenStatisticsWarnings, withQueryStatisticsWarnings } from './hidden-statistics.js';
 import { startShadowServer } from '../shadow/server.js';
 import type { Snapshot } from '../snapshot/types.js';
 import { refusalReason } from '../shadow/statement.js';
@@ -103,7 +103,7 @@ export async function planSnapshot(whole: Snapshot, queries: QueryInput[], opts:
     };
     const choice = await chooseVerified(results, opts.budget ?? {}, workloadCost);
     progress({ phase: 'done', done: queries.length, total: queries.length });
-    const planned = withStatisticsWarnings(snapshot, results);
+    const planned = withQueryStatisticsWarnings(snapshot, results);
     const warnings = [...shadow.warnings, ...hiddenStatisticsWarnings(snapshot, planned)];
     return { queries: planned, ...choice, warnings, ...(whatIfDrops && { whatIfDrops }) };
   } catch (e) {

@@ -14,6 +14,7 @@ export interface QueryAnalysisRow {
   recommendation_count: number;
   total_saved: number | null;
   error: string | null | undefined;
+  warnings: string[];
 }
 
 /** One row per hash, the first: an upsert may not touch the same row twice in one statement. */
@@ -31,14 +32,15 @@ function firstOfEachHash<T extends { hash: string }>(rows: readonly T[]): T[] {
 export function upsertQueryAnalyses(environmentId: string, analysisId: string, analyzedAt: string, rows: readonly QueryAnalysisRow[]): SQL {
   return sql`
     INSERT INTO query_analyses (environment_id, hash, analysis_id, cost, plan_shape, plan, plan_after,
-                                recommendations, recommendation_count, total_saved, error, analyzed_at)
+                                recommendations, recommendation_count, total_saved, error, warnings, analyzed_at)
     SELECT ${environmentId}, r.hash, ${analysisId}, r.cost, r.plan_shape, r.plan, r.plan_after,
-           coalesce(r.recommendations, '[]'::jsonb), r.recommendation_count, r.total_saved, r.error, ${analyzedAt}::timestamptz
+           coalesce(r.recommendations, '[]'::jsonb), r.recommendation_count, r.total_saved, r.error,
+           coalesce(r.warnings, '[]'::jsonb), ${analyzedAt}::timestamptz
     FROM jsonb_to_recordset(${JSON.stringify(firstOfEachHash(rows))}::jsonb) AS r(hash text, cost float8, plan_shape text, plan jsonb, plan_after jsonb,
-         recommendations jsonb, recommendation_count int, total_saved float8, error text)
+         recommendations jsonb, recommendation_count int, total_saved float8, error text, warnings jsonb)
     ON CONFLICT (environment_id, hash) DO UPDATE SET
       analysis_id = excluded.analysis_id, cost = excluded.cost, plan_shape = excluded.plan_shape, plan = excluded.plan,
       plan_after = excluded.plan_after, recommendations = excluded.recommendations,
       recommendation_count = excluded.recommendation_count, total_saved = excluded.total_saved, error = excluded.error,
-      analyzed_at = excluded.analyzed_at`;
+      warnings = excluded.warnings, analyzed_at = excluded.analyzed_at`;
 }

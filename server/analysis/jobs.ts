@@ -4,7 +4,7 @@
 // through the plan cache the CI verdicts use (verdict/cache.ts): against the current production
 // snapshot, only queries not planned on it yet are planned again.
 import { and, eq, ne } from 'drizzle-orm';
-import { chooseIndexes, resolveIndexNames, type ShadowSlots } from '../../advisor/index';
+import { chooseIndexes, resolveIndexNames, withQueryStatisticsWarnings, type ShadowSlots } from '../../advisor/index';
 import { messageOf, redactConnectionString } from '../../gateway/index';
 import type { AnalysisStatus, ChoiceStop, IndexRecommendation, PlannedQuery, SavingPoint, WorkloadBudget } from '../../shared/analysis';
 import type { DropEffect, IndexHealth } from '../../shared/index-health';
@@ -219,12 +219,14 @@ async function runAnalysis(services: Services, id: string, environmentId: string
         slots: options.slots,
         onProgress: (done, total) => report({ phase: 'queries', done, total }),
       });
-      const planned: PlannedQuery[] = queries.flatMap((q) => {
+      const cachedPlans: PlannedQuery[] = queries.flatMap((q) => {
         const p = cached.plans.get(q.hash);
         if (!p) return [];
         const { plannedAt: _plannedAt, ...plan } = p;
         return [plan];
       });
+      // each query names the tables its own plan read without production's column statistics
+      const planned = withQueryStatisticsWarnings(snapshot.snapshot, cachedPlans);
       // The ranking weighs every cached recommendation by the catalog's production calls (planCached did).
       result = { queries: planned, ...chooseIndexes(planned, options.budget), warnings: cached.warnings };
       planning = { services, environmentId, snapshot, queries: inputsOf(queries), planned, slots: options.slots, budget: options.budget };
@@ -266,6 +268,7 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
     recommendation_count: q.recommendations.length,
     total_saved: q.recommendations.reduce<number | null>((best, r) => Math.max(best ?? 0, r.totalSaved), null),
     error: q.error,
+    warnings: q.warnings ?? [],
   }));
   if (whatIf) {
     await db

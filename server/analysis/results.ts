@@ -57,6 +57,7 @@ export async function readQueryAnalysis(db: Db, environmentId: string, hash: str
     planAfter: row.planAfter,
     recommendations: row.recommendations,
     error: row.error,
+    ...(row.warnings.length > 0 && { warnings: row.warnings }),
     analyzedAt: row.analyzedAt.toISOString(),
   };
 }

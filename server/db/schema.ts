@@ -220,6 +220,8 @@ export const queryAnalyses = pgTable(
     // Best total saving among the recommendations, for ranking the catalog.
     totalSaved: doublePrecision('total_saved'),
     error: text('error'),
+    // What the plan could not take from production (a table whose column statistics the role may not read).
+    warnings: jsonb('warnings').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
     analyzedAt: timestamp('analyzed_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.environmentId, t.hash] })],

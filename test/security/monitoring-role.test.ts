@@ -116,6 +116,9 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
       const started = await api(`/env/${env}/analyze`, { method: 'POST' });
       await waitForAnalysis(started.body.id);
       expect((await api(`/env/${env}/analyze`)).body).toMatchObject({ status: 'done', warnings: [hiddenStatisticsWarning('shop.orders')] });
+      // and on the query's own analysis, as its page shows it
+      const hash = ((await api(`/env/${env}/queries`)).body as { hash: string }[])[0]!.hash;
+      expect((await api(`/env/${env}/queries/${hash}/analysis`)).body).toMatchObject({ warnings: [hiddenStatisticsWarning('shop.orders')] });
 
       const run = (await api('/ci/runs', { method: 'POST', json: { repo: 'acme/shop', runId: '1', branch: 'main', queries: [{ query: QUERY }] } })).body.id as string;
       await waitForRunVerdict(run);

@@ -141,6 +141,16 @@ export function QueryAnalysis({ envId, hash }: { envId: string; hash: string }) 
             </dd>
           </div>
         </dl>
+        {data.warnings?.length ? (
+          <div className="callout callout-warning" role="status">
+            <p className="callout-title">Planned without some of production's statistics</p>
+            <ul className="callout-message">
+              {data.warnings.map((warning) => (
+                <li key={warning}>{warning}</li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
         {data.error ? (
           <div className="callout callout-warning" role="alert">
             <p className="callout-title">This query could not be fully analyzed</p>

@@ -1,0 +1,1 @@
+ALTER TABLE "query_analyses" ADD COLUMN "warnings" jsonb DEFAULT '[]'::jsonb NOT NULL;
