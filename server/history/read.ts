@@ -1,6 +1,9 @@
 // Reading production history: one query's points, the heaviest queries of a window, and the queries
-// whose mean time rose against the window before. Full-resolution points and hourly sums are read
-// together; a point counts in a window when the snapshot that closed it falls inside (from, to].
+// whose mean time rose against the window before. A point counts in a window when the reading that
+// closed it falls inside (from, to]. An hour is read from its points while retention keeps them and
+// from its sum in history_hour_sums once they are gone (an hour's sum counts as a point at the hour's
+// start): a query's hour sum stands for dropped points when the query has no point left before that
+// hour ends, since retention drops points oldest first and whole hours at a time.
 import { sql, type SQL } from 'drizzle-orm';
 import type { HistoryPoint, RegressedQuery, TopQuery, TOP_ORDERS } from '../../shared/history';
 import { isoFromUtcText } from '../../shared/dates';
@@ -51,7 +54,9 @@ const HISTORY_STATEMENT = {
     SELECT coalesce(json_agg(p ORDER BY p.at), '[]') AS points
     FROM (SELECT ${pointColumns} FROM history_points WHERE ${pointsOfHash}
           UNION ALL
-          SELECT ${pointColumns} FROM history_hourly WHERE ${pointsOfHash}) p`,
+          SELECT ${pointColumns} FROM history_hour_sums
+          WHERE ${pointsOfHash}
+            AND at + interval '1 hour' <= coalesce((SELECT min(at) FROM history_points WHERE environment_id = $1 AND hash = $2), 'infinity')) p`,
 };
 
 /** The statement a query's history sends (exported for bench:read's floor). */
@@ -60,7 +65,7 @@ export function historyQuery(environmentId: string, hash: string, { from, to }: 
 }
 
 /** The query's points in the window, oldest first; 404 for an unknown environment. */
-export async function queryHistory(store: Store, environmentId: string, hash: string, window: Window): Promise<HistoryPoint[]> {
+export async function queryHistory(store: Pick<Store, 'db' | 'read'>, environmentId: string, hash: string, window: Window): Promise<HistoryPoint[]> {
   const [{ points }] = (await store.read<{ points: HistoryPoint[] }>(historyQuery(environmentId, hash, window))) as [{ points: HistoryPoint[] }];
   // no point: the environment may not exist (404); points prove it does
   if (points.length === 0) await requireEnvironment(store.db, environmentId);
@@ -77,29 +82,28 @@ const ORDER: Record<(typeof TOP_ORDERS)[number], SQL> = {
 const HOUR_MS = 3_600_000;
 
 /**
- * The window's figures, summed per query or not yet: the whole hours inside it from the hour sums
- * that triggers keep (migration 0010), only the partial hours at its ends from the points, and
- * what retention already folded from the hourly table. A day of a thousand busy queries is then
- * 24,000 sums and at most two hours of points, instead of 144,000 points.
+ * The window's figures, summed per query or not yet: the whole hours inside it from the hour sums,
+ * the partial hours at its ends from the points, or from their hours' sums once the points are gone.
+ * A day of a thousand busy queries is then 24,000 sums and at most two hours of points, instead of
+ * 144,000 points.
  */
 function figuresIn(environmentId: string, window: Window): SQL {
   const at = (time: Date | number) => sql`${new Date(time).toISOString()}::timestamptz`;
   const part = (table: string, range: SQL) =>
-    sql`SELECT hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM ${sql.identifier(table)}
+    sql`SELECT hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM ${sql.identifier(table)} s
         WHERE environment_id = ${environmentId} AND ${range}`;
-  const inWindow = sql`at > ${at(window.from)} AND at <= ${at(window.to)}`;
   // whole hours [first, last): each starts after `from` and ends by `to`
   const first = Math.floor(window.from.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
   const last = Math.floor(window.to.getTime() / HOUR_MS) * HOUR_MS;
-  const recent =
+  const ends =
     first >= last
-      ? [part('history_points', inWindow)]
-      : [
-          part('history_points', sql`at > ${at(window.from)} AND at < ${at(first)}`),
-          part('history_hour_sums', sql`at >= ${at(first)} AND at < ${at(last)}`),
-          part('history_points', sql`at >= ${at(last)} AND at <= ${at(window.to)}`),
-        ];
-  return sql`(${sql.join([...recent, part('history_hourly', inWindow)], sql` UNION ALL `)})`;
+      ? sql`at > ${at(window.from)} AND at <= ${at(window.to)}`
+      : sql`((at > ${at(window.from)} AND at < ${at(first)}) OR (at >= ${at(last)} AND at <= ${at(window.to)}))`;
+  const pointsGone = sql`at + interval '1 hour' <= coalesce(
+    (SELECT min(p.at) FROM history_points p WHERE p.environment_id = s.environment_id AND p.hash = s.hash), 'infinity')`;
+  const parts = [part('history_points', ends), part('history_hour_sums', sql`${ends} AND ${pointsGone}`)];
+  if (first < last) parts.push(part('history_hour_sums', sql`at >= ${at(first)} AND at < ${at(last)}`));
+  return sql`(${sql.join(parts, sql` UNION ALL `)})`;
 }
 
 /** Per query, the window's sums. */
@@ -170,7 +174,7 @@ export async function regressedQueries(db: Db, environmentId: string, window: Wi
   }));
 }
 
-/** The tables' sizes at the window's last snapshot; null when none was kept in it. */
+/** The tables' sizes at the window's last reading; null when none was kept in it. */
 async function lastTableFacts(db: Db, environmentId: string, window: Window): Promise<TableFacts | null> {
   const [row] = await rowsOf<{ tables: TableFacts }>(
     db,
