@@ -1,6 +1,6 @@
 // Production history against a real PostgreSQL with pg_stat_statements: readings turn its totals
 // into exact per-interval work, resets never make a negative or doubled point, primary and replica
-// add up, downsampling keeps totals, and the API answers windows and refuses bad ones.
+// add up, dropping old points keeps totals, and the API answers windows and refuses bad ones.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../../test/support/postgres';
@@ -120,7 +120,7 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     }
   });
 
-  it('adds a replica from its own baseline and sums the work of primary and replica', async () => {
+  it('adds a replica from its own first reading and sums the work of primary and replica', async () => {
     const { id: replicaId } = await caller().connections.add({ id: envId, label: 'replica', role: 'production', connectionString: replicaUrl });
     await run(replicaUrl, SELECT, 6);
     const first = await takeHistoryReading(services, envId, { now: minutes(60) });
@@ -165,7 +165,7 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     }
   });
 
-  it('folds points past full resolution into hourly sums with the same totals, and drops hourly sums past theirs', async () => {
+  it('drops points past full resolution, their hour sums keeping the same totals, and drops hour sums past theirs', async () => {
     const { id: retentionEnv } = await caller().env.create({ name: 'Retention', slug: 'retention' });
     const now = new Date(Date.UTC(2026, 10, 20, 12, 0));
     const day = 86_400_000;
