@@ -2,10 +2,11 @@
 // pg_stat_statements read through the gateway (read only; the user's statistics are never reset),
 // each entry compared with the connection's previous reading (deltas.ts), the work summed per query
 // over primary and replicas and stored as one point per query at the reading's time.
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { readStatementCounters, StatementsReadError, type StatementCounters } from '../../analyzer/statements';
 import type { TableFact } from '../../analyzer/catalog/table-facts.sql';
-import { connections, environments } from '../db/schema';
+import { environments } from '../db/schema';
+import { productionConnectionRows } from '../domain/connections';
 import type { Db } from '../db/store';
 import { rowsOf, withRetry } from '../catalog/sql';
 import type { Services } from '../services-type';
@@ -32,17 +33,7 @@ export interface ReadingOutcome {
 type Target = { id: string; label: string; connectionString: string | null; schemaFilters?: SchemaFilters; error?: string };
 
 async function productionTargets(services: Services, environmentId: string): Promise<Target[]> {
-  const rows = await services.store.db
-    .select({
-      id: connections.id,
-      label: connections.label,
-      sealed: connections.connectionStringEncrypted,
-      includeSchemas: connections.includeSchemas,
-      excludeSchemas: connections.excludeSchemas,
-    })
-    .from(connections)
-    .where(and(eq(connections.environmentId, environmentId), eq(connections.role, 'production')))
-    .orderBy(asc(connections.createdAt), asc(connections.id));
+  const rows = await productionConnectionRows(services.store.db, environmentId);
   return rows.map(({ id, label, sealed, includeSchemas, excludeSchemas }) => {
     try {
       return { id, label, connectionString: services.secrets.decrypt(sealed), schemaFilters: { includeSchemas, excludeSchemas } };
