@@ -2,8 +2,8 @@
 // whose mean time rose against the window before. A point counts in a window when the reading that
 // closed it falls inside (from, to]. An hour is read from its points while retention keeps them and
 // from its sum in history_hour_sums once they are gone (an hour's sum counts as a point at the hour's
-// start): a query's hour sum stands for dropped points when the query has no point left before that
-// hour ends, since retention drops points oldest first and whole hours at a time.
+// start). Retention drops whole hours, oldest first, for every environment at once: an hour's sums
+// stand for dropped points exactly when the environment has no point left before the hour ends.
 import { sql, type SQL } from 'drizzle-orm';
 import type { HistoryPoint, RegressedQuery, TopQuery, TOP_ORDERS } from '../../shared/history';
 import { isoFromUtcText } from '../../shared/dates';
@@ -47,6 +47,12 @@ function figures(row: FigureRow) {
 const pointColumns = `at AT TIME ZONE 'UTC' AS at, calls, total_time_ms AS "totalTimeMs",
          CASE WHEN calls > 0 THEN total_time_ms / calls ELSE 0 END AS "meanTimeMs", rows,
          shared_blks_hit AS "sharedBlksHit", shared_blks_read AS "sharedBlksRead"`;
+/**
+ * The bound an hour's start stays within when its points are gone: an hour before the environment's
+ * oldest point (+infinity when it has none). One probe of history_points_environment_at_idx, and a
+ * bound on `at` the hour sums' indexes take. In two parts, around the environment's id.
+ */
+const POINTS_GONE_BEFORE = ["coalesce((SELECT min(at) FROM history_points WHERE environment_id = ", "), 'infinity') - interval '1 hour'"] as const;
 const pointsOfHash = 'environment_id = $1 AND hash = $2 AND at > $3::timestamptz AND at <= $4::timestamptz';
 const HISTORY_STATEMENT = {
   name: 'query-history',
@@ -55,8 +61,7 @@ const HISTORY_STATEMENT = {
     FROM (SELECT ${pointColumns} FROM history_points WHERE ${pointsOfHash}
           UNION ALL
           SELECT ${pointColumns} FROM history_hour_sums
-          WHERE ${pointsOfHash}
-            AND at + interval '1 hour' <= coalesce((SELECT min(at) FROM history_points WHERE environment_id = $1 AND hash = $2), 'infinity')) p`,
+          WHERE ${pointsOfHash} AND at <= ${POINTS_GONE_BEFORE[0]}$1${POINTS_GONE_BEFORE[1]}) p`,
 };
 
 /** The statement a query's history sends (exported for bench:read's floor). */
@@ -90,19 +95,24 @@ const HOUR_MS = 3_600_000;
 function figuresIn(environmentId: string, window: Window): SQL {
   const at = (time: Date | number) => sql`${new Date(time).toISOString()}::timestamptz`;
   const part = (table: string, range: SQL) =>
-    sql`SELECT hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM ${sql.identifier(table)} s
+    sql`SELECT hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM ${sql.identifier(table)}
         WHERE environment_id = ${environmentId} AND ${range}`;
   // whole hours [first, last): each starts after `from` and ends by `to`
   const first = Math.floor(window.from.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
   const last = Math.floor(window.to.getTime() / HOUR_MS) * HOUR_MS;
-  const ends =
+  const inWindow = sql`at > ${at(window.from)} AND at <= ${at(window.to)}`;
+  const parts =
     first >= last
-      ? sql`at > ${at(window.from)} AND at <= ${at(window.to)}`
-      : sql`((at > ${at(window.from)} AND at < ${at(first)}) OR (at >= ${at(last)} AND at <= ${at(window.to)}))`;
-  const pointsGone = sql`at + interval '1 hour' <= coalesce(
-    (SELECT min(p.at) FROM history_points p WHERE p.environment_id = s.environment_id AND p.hash = s.hash), 'infinity')`;
-  const parts = [part('history_points', ends), part('history_hour_sums', sql`${ends} AND ${pointsGone}`)];
-  if (first < last) parts.push(part('history_hour_sums', sql`at >= ${at(first)} AND at < ${at(last)}`));
+      ? [part('history_points', inWindow)]
+      : [
+          part('history_points', sql`at > ${at(window.from)} AND at < ${at(first)}`),
+          part('history_hour_sums', sql`at >= ${at(first)} AND at < ${at(last)}`),
+          part('history_points', sql`at >= ${at(last)} AND at <= ${at(window.to)}`),
+        ];
+  // the partial hours' sums whose points are gone; (from, first) holds no hour's start
+  const endHours = first >= last ? inWindow : sql`at >= ${at(last)} AND at <= ${at(window.to)}`;
+  const pointsGone = sql`at <= ${sql.raw(POINTS_GONE_BEFORE[0])}${environmentId}${sql.raw(POINTS_GONE_BEFORE[1])}`;
+  parts.push(part('history_hour_sums', sql`${endHours} AND ${pointsGone}`));
   return sql`(${sql.join(parts, sql` UNION ALL `)})`;
 }
 
