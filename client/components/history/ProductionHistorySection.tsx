@@ -29,7 +29,7 @@ function QueryCell({ envId, query }: { envId: string; query: Named }) {
 const TOP_COLUMNS = ['Query', { label: 'Calls', className: 'numeric' }, { label: 'Total time', className: 'numeric' }, { label: 'Mean', className: 'numeric' }];
 const REGRESSED_COLUMNS = ['Query', { label: 'Mean before', className: 'numeric' }, { label: 'Mean now', className: 'numeric' }, { label: 'Change', className: 'numeric' }];
 
-/** `intervalSeconds` and `effectiveIntervalSeconds`: the environment's snapshotIntervalSeconds and effectiveSnapshotIntervalSeconds. */
+/** The intervals are the environment's snapshotIntervalSeconds and effectiveSnapshotIntervalSeconds. */
 export function ProductionHistorySection({ envId, intervalSeconds, effectiveIntervalSeconds }: { envId: string; intervalSeconds: number | null; effectiveIntervalSeconds: number }) {
   const [range, setRange] = useState<HistoryRange>('24h');
   const [window, setWindow] = useState(() => windowEndingNow('24h'));
