@@ -365,7 +365,7 @@ async function printBackend(kind: string) {
   const bytesLine =
     `${kind}: ${HISTORY_QUERIES * HISTORY_POINTS_PER_QUERY} history points take ${r.rowBytes.point.toFixed(0)} bytes each and their hour sums ` +
     `${r.rowBytes.hourSum.toFixed(0)} (row and indexes): ${((r.rowBytes.point * 144 + r.rowBytes.hourSum * 24) / 1024).toFixed(1)} KiB per query ` +
-    `per day at 10-minute points with their hour sums, ${((r.rowBytes.point * 24) / 1024).toFixed(1)} KiB once hourly`;
+    `per day at 10-minute points with their hour sums, ${((r.rowBytes.hourSum * 24) / 1024).toFixed(1)} KiB once only the hour sums are left`;
   console.log(`\n${bytesLine}\n`);
 }
 

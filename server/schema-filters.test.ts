@@ -13,7 +13,7 @@ import { requestJson } from '../test/support/api';
 import { postJson, postSync, startTestAnalyzer } from '../test/support/analyzer';
 import { appRouter } from './routers/root';
 import { createContext } from './trpc';
-import { takeHistorySnapshot } from './history/snapshot';
+import { takeHistoryReading } from './history/reading';
 import { readProductionIndexHealth } from './analysis/index-health';
 import { currentSnapshot } from './verdict/snapshots';
 
@@ -211,9 +211,9 @@ describe.each(BACKENDS)('a connection with schema filters, the store on %s', (ba
     const at = (n: number) => new Date(Date.UTC(2026, 10, 20, 12, n));
     await production.query('SELECT pg_stat_statements_reset()', [], 'tenants');
     await runStatements(1);
-    await takeHistorySnapshot(server.services, envId, { now: at(0) });
+    await takeHistoryReading(server.services, envId, { now: at(0) });
     await runStatements(2);
-    const second = await takeHistorySnapshot(server.services, envId, { now: at(10) });
+    const second = await takeHistoryReading(server.services, envId, { now: at(10) });
     expect(second?.connections[0]?.result).toBe('points');
     for (const [name, statement] of Object.entries(STATEMENTS)) {
       const points = await caller().history.query({ id: envId, hash: hashes[name]!, from: at(-1).toISOString(), to: at(60).toISOString() });

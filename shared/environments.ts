@@ -48,26 +48,26 @@ export const connectionSummary = z.object({
 export type ConnectionSummary = z.infer<typeof connectionSummary>;
 export const repoLink = z.object({ id: z.string(), repo: z.string(), createdAt: isoDate });
 
-/** Shortest interval between two snapshots of one environment. */
-export const MIN_SNAPSHOT_INTERVAL_SECONDS = 5;
+/** Shortest interval between two history readings of one environment. */
+export const MIN_READING_INTERVAL_SECONDS = 5;
 
-/** An environment's own interval: null follows the server's SNAPSHOT_INTERVAL_SECONDS, 0 turns snapshots off. */
-export const snapshotIntervalSchema = z
+/** An environment's own interval between readings: null follows the server's SNAPSHOT_INTERVAL_SECONDS, 0 turns readings off. */
+export const readingIntervalSchema = z
   .number()
   .int()
   .min(0)
   .max(86_400)
-  .refine((n) => n === 0 || n >= MIN_SNAPSHOT_INTERVAL_SECONDS, `Must be 0 (off) or ${MIN_SNAPSHOT_INTERVAL_SECONDS} to 86400 seconds`)
+  .refine((n) => n === 0 || n >= MIN_READING_INTERVAL_SECONDS, `Must be 0 (off) or ${MIN_READING_INTERVAL_SECONDS} to 86400 seconds`)
   .nullable()
-  .meta({ description: "Seconds between production history snapshots; null for the server's default, 0 for off" });
+  .meta({ description: "Seconds between production history readings; null for the server's default, 0 for off" });
 
 export const environmentDetail = environmentSummary.extend({
-  snapshotIntervalSeconds: snapshotIntervalSchema,
+  snapshotIntervalSeconds: readingIntervalSchema,
   effectiveSnapshotIntervalSeconds: z
     .number()
     .int()
     .min(0)
-    .meta({ description: "Seconds between snapshots in effect: the environment's own interval, else the server's SNAPSHOT_INTERVAL_SECONDS; 0 when off" }),
+    .meta({ description: "Seconds between readings in effect: the environment's own interval, else the server's SNAPSHOT_INTERVAL_SECONDS; 0 when off" }),
   connections: z.array(connectionSummary),
   repos: z.array(repoLink),
 });
@@ -80,9 +80,9 @@ export const updateEnvironmentInput = z.object({
   id: pathParam(id),
   name: nameSchema.optional(),
   slug: slugSchema.optional(),
-  snapshotIntervalSeconds: jsonNumber(snapshotIntervalSchema).optional(),
+  snapshotIntervalSeconds: jsonNumber(readingIntervalSchema).optional(),
 });
-export const updatedEnvironment = environmentSummary.extend({ snapshotIntervalSeconds: snapshotIntervalSchema });
+export const updatedEnvironment = environmentSummary.extend({ snapshotIntervalSeconds: readingIntervalSchema });
 
 export const addConnectionInput = z.object({
   id: pathParam(id),

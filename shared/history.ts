@@ -1,10 +1,10 @@
 // Wire shapes of production history: each query's work over time as pg_stat_statements counted it
-// between snapshots, the heaviest queries of a window and the ones whose mean time rose.
+// between readings, the heaviest queries of a window and the ones whose mean time rose.
 import { z } from 'zod';
 import { isoDate } from './dates';
 import { timestampSchema } from './ci';
 import { hashSchema, pathParam } from './environments';
-export { MIN_SNAPSHOT_INTERVAL_SECONDS, snapshotIntervalSchema } from './environments';
+export { MIN_READING_INTERVAL_SECONDS, readingIntervalSchema } from './environments';
 import { idSchema } from './validation';
 
 /** Longest window one request may read (the hourly retention's default plus slack). */
@@ -54,7 +54,7 @@ const listedQueryFields = {
 const listLimit = z.coerce.number().int().min(1).max(500).default(20);
 
 export const historyPoint = z.object({
-  at: isoDate.meta({ description: 'The snapshot that closed the interval (or the start of the hour, past full-resolution retention)' }),
+  at: isoDate.meta({ description: 'The reading that closed the interval (or the start of the hour, past full-resolution retention)' }),
   ...workFields,
 });
 export type HistoryPoint = z.infer<typeof historyPoint>;
@@ -114,7 +114,7 @@ export type RegressedQuery = z.infer<typeof regressedQuery>;
 export const PRODUCTION_EVENTS = ['production.query.new', 'production.query.regressed'] as const;
 export type ProductionEvent = (typeof PRODUCTION_EVENTS)[number];
 
-export const historySnapshotOutput = z.object({
+export const historyReadingOutput = z.object({
   at: isoDate,
   /** Queries with a point at `at`. */
   points: z.number().int(),

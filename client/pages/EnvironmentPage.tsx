@@ -140,7 +140,7 @@ export function EnvironmentPage() {
       </div>
       <AnalysisSection env={data} />
       <IndexHealthSection envId={data.id} />
-      <ProductionHistorySection envId={data.id} snapshotIntervalSeconds={data.snapshotIntervalSeconds} effectiveSnapshotIntervalSeconds={data.effectiveSnapshotIntervalSeconds} />
+      <ProductionHistorySection envId={data.id} intervalSeconds={data.snapshotIntervalSeconds} effectiveIntervalSeconds={data.effectiveSnapshotIntervalSeconds} />
       <div className="two-columns">
         <PolicySection envId={data.id} />
         <AcknowledgedQueries envId={data.id} />

@@ -18,7 +18,7 @@ export const environments = pgTable(
     // The CI verdict policy as stored; read through policySchema.parse so '{}' (and any field added
     // later) reads as the defaults.
     policy: jsonb('policy').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
-    // Seconds between production history snapshots: null is the server's SNAPSHOT_INTERVAL_SECONDS, 0 is off.
+    // Seconds between production history readings: null is the server's SNAPSHOT_INTERVAL_SECONDS, 0 is off.
     snapshotIntervalSeconds: integer('snapshot_interval_seconds'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
@@ -359,8 +359,8 @@ export const ciRunQueryPlans = pgTable(
 
 /**
  * Production history: what each production connection's pg_stat_statements showed at its last
- * snapshot, one row per statement entry (user, queryid, top level), so the next snapshot's
- * difference is that entry's work in between. Only the last snapshot is kept.
+ * reading, one row per statement entry (user, queryid, top level), so the next reading's
+ * difference is that entry's work in between. Only the last reading is kept.
  */
 export const historyCounters = pgTable(
   'history_counters',
@@ -379,8 +379,8 @@ export const historyCounters = pgTable(
   (t) => [primaryKey({ columns: [t.connectionId, t.entry] })],
 );
 
-/** A production connection's last snapshot: when, and pg_stat_statements_info then (to see resets). */
-export const historyBaselines = pgTable('history_baselines', {
+/** A production connection's previous reading: when, and pg_stat_statements_info then (to see resets). */
+export const historyPreviousReadings = pgTable('history_previous_readings', {
   connectionId: text('connection_id')
     .primaryKey()
     .references(() => connections.id, { onDelete: 'cascade' }),
@@ -405,22 +405,17 @@ const historyPointColumns = () => ({
   sharedBlksRead: bigint('shared_blks_read', { mode: 'number' }).notNull(),
 });
 
-/** One query's work between two snapshots, summed over the environment's production connections; at = the later snapshot. */
+/** One query's work between two readings, summed over the environment's production connections; at = the later reading. */
 export const historyPoints = pgTable('history_points', historyPointColumns(), (t) => [
   primaryKey({ columns: [t.environmentId, t.hash, t.at] }),
   index('history_points_environment_at_idx').on(t.environmentId, t.at),
 ]);
 
-/** Points past full-resolution retention, summed per hour (at = the hour's start). */
-export const historyHourly = pgTable('history_hourly', historyPointColumns(), (t) => [
-  primaryKey({ columns: [t.environmentId, t.hash, t.at] }),
-  index('history_hourly_environment_at_idx').on(t.environmentId, t.at),
-]);
-
 /**
- * The full-resolution points summed per hour (at = the hour's start), kept by triggers on
- * history_points (migration 0010) and pruned with them: a window's sums read whole hours here and
- * only the partial hours at its ends from the points.
+ * Points summed per hour (at = the hour's start): kept by statement triggers on history_points
+ * (history_hour_sums_inserted and _updated), so an hour's sums are there as soon as its points
+ * are, and they stay when retention drops the points past full resolution. A window's whole hours are read here; its partial hours
+ * from the points, or here when their points are gone.
  */
 export const historyHourSums = pgTable('history_hour_sums', historyPointColumns(), (t) => [
   primaryKey({ columns: [t.environmentId, t.hash, t.at] }),
@@ -428,7 +423,7 @@ export const historyHourSums = pgTable('history_hour_sums', historyPointColumns(
 ]);
 
 /**
- * Production's table sizes at each history snapshot, as the planner estimates them: what tells a
+ * Production's table sizes at each history reading, as the planner estimates them: what tells a
  * query that slowed down because its tables grew (history's regressed queries name them).
  * `tables` maps schema.name to [rows, bytes].
  */

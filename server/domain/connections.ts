@@ -67,14 +67,9 @@ interface ProductionConnection {
   connectionString: string;
 }
 
-/**
- * The environment's production connections, oldest first (the first is "the" production
- * database where one is needed). 404 for an unknown environment; 409 when it has none, saying
- * what adding one is `for`.
- */
-export async function requireProductionConnections(db: Db, secrets: Secrets, environmentId: string, purpose: string): Promise<[ProductionConnection, ...ProductionConnection[]]> {
-  const environment = await requireEnvironment(db, environmentId);
-  const rows = await db
+/** The environment's production connections as stored, their strings still sealed, oldest first. */
+export function productionConnectionRows(db: Db, environmentId: string) {
+  return db
     .select({
       id: connections.id,
       label: connections.label,
@@ -85,6 +80,16 @@ export async function requireProductionConnections(db: Db, secrets: Secrets, env
     .from(connections)
     .where(and(eq(connections.environmentId, environmentId), eq(connections.role, 'production')))
     .orderBy(asc(connections.createdAt), asc(connections.id));
+}
+
+/**
+ * The environment's production connections, oldest first (the first is "the" production
+ * database where one is needed). 404 for an unknown environment; 409 when it has none, saying
+ * what adding one is `for`.
+ */
+export async function requireProductionConnections(db: Db, secrets: Secrets, environmentId: string, purpose: string): Promise<[ProductionConnection, ...ProductionConnection[]]> {
+  const environment = await requireEnvironment(db, environmentId);
+  const rows = await productionConnectionRows(db, environmentId);
   const [first, ...more] = rows.map(({ id, label, sealed, includeSchemas, excludeSchemas }) => ({
     id,
     label,

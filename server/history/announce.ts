@@ -9,8 +9,8 @@ import type { Services } from '../services-type';
 import { emitEvent } from '../webhooks/events';
 import { regressedQueries } from './read';
 
-/** At most this many events of one kind per snapshot: a first deployment of many queries is not a flood. */
-const MAX_EVENTS_PER_SNAPSHOT = 20;
+/** At most this many events of one kind per reading: a first deployment of many queries is not a flood. */
+const MAX_EVENTS_PER_READING = 20;
 const REGRESSION_WINDOW_MS = 3_600_000;
 const REGRESSION_THRESHOLD_PERCENT = 50;
 /** A mean over fewer calls than this, in either hour, is too noisy to call a regression. */
@@ -37,13 +37,13 @@ async function remember(services: Services, environmentId: string, event: Produc
   return rows.map((row) => row.hash);
 }
 
-/** Remembers a baseline's queries silently; tells the webhooks of the ones never seen before. */
-export async function announceNewQueries(services: Services, environmentId: string, at: Date, appeared: string[], baseline: Set<string>): Promise<void> {
-  await remember(services, environmentId, NEW, at, [...baseline]);
+/** Remembers a first reading's queries silently; tells the webhooks of the ones never seen before. */
+export async function announceNewQueries(services: Services, environmentId: string, at: Date, appeared: string[], firstReading: Set<string>): Promise<void> {
+  await remember(services, environmentId, NEW, at, [...firstReading]);
   const fresh = await remember(services, environmentId, NEW, at, appeared);
   if (fresh.length === 0) return;
   const texts = await textsOf(services, environmentId, fresh);
-  for (const hash of fresh.slice(0, MAX_EVENTS_PER_SNAPSHOT)) {
+  for (const hash of fresh.slice(0, MAX_EVENTS_PER_READING)) {
     await emitEvent(services, environmentId, NEW, { hash, query: texts.get(hash) ?? null, at: at.toISOString() });
   }
 }
@@ -51,7 +51,7 @@ export async function announceNewQueries(services: Services, environmentId: stri
 /** Tells the webhooks of queries whose last hour's mean time rose by more than half against the hour before. */
 export async function announceRegressions(services: Services, environmentId: string, at: Date): Promise<void> {
   const window = { from: new Date(at.getTime() - REGRESSION_WINDOW_MS), to: at };
-  const regressed = (await regressedQueries(services.store.db, environmentId, window, REGRESSION_THRESHOLD_PERCENT, MAX_EVENTS_PER_SNAPSHOT)).filter(
+  const regressed = (await regressedQueries(services.store.db, environmentId, window, REGRESSION_THRESHOLD_PERCENT, MAX_EVENTS_PER_READING)).filter(
     (q) => q.calls >= REGRESSION_MIN_CALLS && q.previousCalls >= REGRESSION_MIN_CALLS,
   );
   const told = new Set(await remember(services, environmentId, REGRESSED, at, regressed.map((q) => q.hash), REGRESSION_REPEAT_MS));

@@ -1,5 +1,5 @@
 // Production history's data_growth cause, against a real PostgreSQL with pg_stat_statements: a
-// query slows down because a table it reads grew tenfold and more between two snapshots; its
+// query slows down because a table it reads grew tenfold and more between two readings; its
 // regressed entry names that table and the factor, and not the table beside it that stayed the same.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { fingerprintQuery } from '../../shared/sql-fingerprint';
 import { appRouter } from '../routers/root';
 import { createContext } from '../trpc';
 import type { Services } from '../services-type';
-import { takeHistorySnapshot } from './snapshot';
+import { takeHistoryReading } from './reading';
 
 const COUNT_BY_PAYLOAD = 'SELECT count(*) FROM events e JOIN kinds k ON k.id = e.kind WHERE e.payload LIKE $1';
 const at = (minutes: number) => new Date(Date.UTC(2026, 10, 20, 12, 0) + minutes * 60_000);
@@ -57,13 +57,13 @@ afterAll(async () => {
 describe('a query that slowed down because its table grew', () => {
   it('names the table that grew and by what factor; the one that did not grow is not named', async () => {
     await production.query('SELECT pg_stat_statements_reset()', [], 'shop');
-    await takeHistorySnapshot(services, envId, { now: at(0) });
+    await takeHistoryReading(services, envId, { now: at(0) });
     await run(20);
-    await takeHistorySnapshot(services, envId, { now: at(10) });
+    await takeHistoryReading(services, envId, { now: at(10) });
     // production grows a hundredfold between the two windows
     await production.query(`${eventRows(2001, 200_000)}; ANALYZE events`, [], 'shop');
     await run(20);
-    await takeHistorySnapshot(services, envId, { now: at(20) });
+    await takeHistoryReading(services, envId, { now: at(20) });
     // the catalog knows the query's text (production sync), so its tables can be named
     await caller().queries.syncProduction({ id: envId });
 

@@ -1,16 +1,16 @@
-// The work pg_stat_statements counted between two snapshots of one connection, entry by entry, then
+// The work pg_stat_statements counted between two readings of one connection, entry by entry, then
 // summed per query. pg_stat_statements holds totals since each entry was created or last reset, so:
-// - the connection's first snapshot is the baseline: nothing to subtract it from, no points;
-// - an entry absent from the previous snapshot started at zero since then (a new statement, or one
+// - the connection's first reading: nothing to subtract it from, no points;
+// - an entry absent from the previous reading started at zero since then (a new statement, or one
 //   evicted and created again): its counters count in full;
 // - an entry whose calls went down was reset (pg_stat_statements_reset for it) or evicted and created
 //   again: its current counters are the work since then, and count in full;
 // - stats_reset moved (every entry was reset): every entry counts in full;
 // - stats_reset moved while the entries were being read: they may be from either side of the reset,
-//   so the snapshot is a new baseline and gives no points.
+//   so the reading counts as a first reading and gives no points.
 // No rule subtracts across a reset, so no figure is ever negative, and no work is counted twice: what
-// an entry did before its reset was counted by the earlier snapshots. An entry evicted and created
-// again between two snapshots that got back above its old calls is counted from its old figures
+// an entry did before its reset was counted by the earlier readings. An entry evicted and created
+// again between two readings that got back above its old calls is counted from its old figures
 // (too little, never too much): pg_stat_statements keeps no trace of the eviction per entry.
 import type { StatementCounter } from '../../analyzer/statements';
 
@@ -39,7 +39,7 @@ const FIGURES = ['calls', 'totalTimeMs', 'rows', 'sharedBlksHit', 'sharedBlksRea
 
 const zero = (): Figures => ({ calls: 0, totalTimeMs: 0, rows: 0, sharedBlksHit: 0, sharedBlksRead: 0 });
 
-/** Per query hash, the work since the previous snapshot; null for a baseline (no previous, or a reset mid-read). */
+/** Per query hash, the work since the previous reading; null for a first reading (no previous, or a reset mid-read). */
 export function diffCounters(previous: Previous | null, current: Current): Map<string, Figures> | null {
   if (!previous || current.resetDuringRead) return null;
   const allReset = current.statsReset !== null && previous.statsReset !== null && current.statsReset !== previous.statsReset;
@@ -57,7 +57,7 @@ export function diffCounters(previous: Previous | null, current: Current): Map<s
   return byHash;
 }
 
-/** Several connections' work at one snapshot (primary and replicas), summed per hash. */
+/** Several connections' work at one reading (primary and replicas), summed per hash. */
 export function sumByHash(parts: Iterable<Map<string, Figures>>): Map<string, Figures> {
   const total = new Map<string, Figures>();
   for (const part of parts) {

@@ -2,13 +2,13 @@
 // between the two windows compared. Growth is production's, never a pull request's (a verdict
 // plans the run and its baseline on the same snapshot), so it is told here, on history's regressed
 // queries. The tables are the ones the query's text names (its parse tree), matched by name to the
-// sizes kept at each history snapshot (the planner's estimates); a table named without its schema
+// sizes kept at each history reading (the planner's estimates); a table named without its schema
 // matches that name in public first, else in the one schema that has it.
 import { parseSync } from 'libpg-query';
 import { relationsOf } from '../../analyzer/statement-relations';
 import type { HistoryCause } from '../../shared/history';
 
-/** schema.name -> [rows, bytes] at one snapshot. */
+/** schema.name -> [rows, bytes] at one reading. */
 export type TableFacts = Readonly<Record<string, readonly [number, number]>>;
 
 /** Growth below this factor is noise (estimates move by a few percent with every ANALYZE). */
@@ -50,7 +50,7 @@ function tablesOf(query: string, known: TableFacts): string[] {
 
 /**
  * The data_growth causes of a regressed query: each table it reads that grew by MIN_GROWTH_FACTOR
- * or more from `before` (the previous window's last snapshot) to `after` (this window's), largest
+ * or more from `before` (the previous window's last reading) to `after` (this window's), largest
  * growth first. A table empty before has no factor and is not named. Needs the parser loaded.
  */
 export function dataGrowthCauses(query: string | null, before: TableFacts | null, after: TableFacts | null): HistoryCause[] {

@@ -1,6 +1,6 @@
-// Production history against a real PostgreSQL with pg_stat_statements: snapshots turn its totals
+// Production history against a real PostgreSQL with pg_stat_statements: readings turn its totals
 // into exact per-interval work, resets never make a negative or doubled point, primary and replica
-// add up, downsampling keeps totals, and the API answers windows and refuses bad ones.
+// add up, dropping old points keeps totals, and the API answers windows and refuses bad ones.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../../test/support/postgres';
@@ -10,9 +10,9 @@ import { fingerprintQuery } from '../../shared/sql-fingerprint';
 import { appRouter } from '../routers/root';
 import { createContext } from '../trpc';
 import type { Services } from '../services-type';
-import { takeHistorySnapshot } from './snapshot';
+import { takeHistoryReading } from './reading';
 import { pruneHistory } from './retention';
-import { storePoints } from './snapshot';
+import { storePoints } from './reading';
 
 const SELECT = 'SELECT name FROM items WHERE id = $1';
 const UPDATE = 'UPDATE items SET stock = stock + 1 WHERE id = $1';
@@ -70,15 +70,15 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
   });
   afterAll(() => services.store.close());
 
-  it('keeps the first snapshot as the baseline, then stores exactly the calls made between two snapshots', async () => {
+  it('stores no points for the first reading, then exactly the calls made between two readings', async () => {
     await run(primaryUrl, SELECT, 4); // before the baseline: never a point
-    const baseline = await takeHistorySnapshot(services, envId, { now: minutes(0) });
+    const baseline = await takeHistoryReading(services, envId, { now: minutes(0) });
     expect(baseline?.connections).toEqual([{ id: expect.any(String), label: 'primary', result: 'baseline' }]);
     expect(baseline?.points).toBe(0);
 
     await run(primaryUrl, SELECT, 7);
     await run(primaryUrl, UPDATE, 3); // first seen now: counts in full
-    const second = await takeHistorySnapshot(services, envId, { now: minutes(10) });
+    const second = await takeHistoryReading(services, envId, { now: minutes(10) });
     expect(second?.connections[0]?.result).toBe('points');
     const [selectPoint] = await history(selectHash);
     expect(selectPoint).toMatchObject({ at: minutes(10).toISOString(), calls: 7, rows: 7 });
@@ -88,7 +88,7 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     expect(await history(updateHash)).toEqual([expect.objectContaining({ at: minutes(10).toISOString(), calls: 3, rows: 3 })]);
 
     // nothing ran: no point (our own reads of pg_stat_statements are never counted)
-    await takeHistorySnapshot(services, envId, { now: minutes(20) });
+    await takeHistoryReading(services, envId, { now: minutes(20) });
     expect(await callsAt(selectHash, minutes(20))).toBeUndefined();
   });
 
@@ -96,11 +96,11 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     await run(primaryUrl, SELECT, 5);
     await production.query('SELECT pg_stat_statements_reset()', [], 'shop');
     await run(primaryUrl, SELECT, 2);
-    await takeHistorySnapshot(services, envId, { now: minutes(30) });
+    await takeHistoryReading(services, envId, { now: minutes(30) });
     expect(await callsAt(selectHash, minutes(30))).toBe(2);
 
     await run(primaryUrl, SELECT, 4);
-    await takeHistorySnapshot(services, envId, { now: minutes(40) });
+    await takeHistoryReading(services, envId, { now: minutes(40) });
     expect(await callsAt(selectHash, minutes(40))).toBe(4);
 
     // one entry reset on its own (stats_reset unchanged): its counters went down, the new value counts
@@ -112,7 +112,7 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     await run(primaryUrl, SELECT, 9);
     for (const { queryid } of rows) await production.query('SELECT pg_stat_statements_reset(0, 0, $1::bigint)', [queryid], 'shop');
     await run(primaryUrl, SELECT, 1);
-    await takeHistorySnapshot(services, envId, { now: minutes(50) });
+    await takeHistoryReading(services, envId, { now: minutes(50) });
     expect(await callsAt(selectHash, minutes(50))).toBe(1);
 
     for (const point of [...(await history(selectHash)), ...(await history(updateHash))]) {
@@ -120,15 +120,15 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     }
   });
 
-  it('adds a replica from its own baseline and sums the work of primary and replica', async () => {
+  it('adds a replica from its own first reading and sums the work of primary and replica', async () => {
     const { id: replicaId } = await caller().connections.add({ id: envId, label: 'replica', role: 'production', connectionString: replicaUrl });
     await run(replicaUrl, SELECT, 6);
-    const first = await takeHistorySnapshot(services, envId, { now: minutes(60) });
+    const first = await takeHistoryReading(services, envId, { now: minutes(60) });
     expect(first?.connections.map((c) => c.result)).toEqual(['points', 'baseline']);
 
     await run(primaryUrl, SELECT, 3);
     await run(replicaUrl, SELECT, 2);
-    await takeHistorySnapshot(services, envId, { now: minutes(70) });
+    await takeHistoryReading(services, envId, { now: minutes(70) });
     expect(await callsAt(selectHash, minutes(70))).toBe(5);
 
     const top = await caller().history.top({ id: envId, from: minutes(65).toISOString(), to: minutes(75).toISOString(), by: 'calls', limit: 5 });
@@ -140,7 +140,7 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     const { id: sumsEnv } = await caller().env.create({ name: 'Sums', slug: 'sums' });
     const start = Date.UTC(2026, 10, 20, 0, 0);
     // 10-minute points over two days with figures that differ per point, then a second reading of
-    // some snapshot times, which adds to their points (the sums must follow updates too)
+    // some reading times, which adds to their points (the sums must follow updates too)
     for (let t = start; t <= start + 2 * 86_400_000; t += 600_000) {
       const i = (t / 600_000) % 11;
       await storePoints(services.store.db, sumsEnv, new Date(t), new Map([
@@ -165,7 +165,7 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     }
   });
 
-  it('folds points past full resolution into hourly sums with the same totals, and drops hourly sums past theirs', async () => {
+  it('drops points past full resolution, their hour sums keeping the same totals, and drops hour sums past theirs', async () => {
     const { id: retentionEnv } = await caller().env.create({ name: 'Retention', slug: 'retention' });
     const now = new Date(Date.UTC(2026, 10, 20, 12, 0));
     const day = 86_400_000;
@@ -184,7 +184,7 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     const pointsBefore = await hourOld();
 
     const outcome = await pruneHistory(services, { now });
-    expect(outcome.dropped).toBe(1); // the 100-day-old point, folded into its hour, is past hourly retention too
+    expect(outcome.hourSumsDropped).toBe(1); // the 100-day-old point's hour sum is past hourly retention too
     const after = await caller().history.top(window);
     for (const [i, row] of before.entries()) {
       expect(after[i]).toMatchObject({ hash: row.hash, calls: row.calls, rows: row.rows, sharedBlksHit: row.sharedBlksHit, sharedBlksRead: row.sharedBlksRead });
@@ -192,8 +192,17 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     }
     // the last 7 days at full resolution (6 points an hour), the 2 days before summed per hour
     expect(await hourOld()).toBeLessThan(pointsBefore);
+    // windows off the hour over dropped points, and across the cutoff: a dropped hour's sum counts as
+    // a point at the hour's start, alike in a query's history and in the window's sums
+    const hours = (n: number) => new Date(now.getTime() + n * 3_600_000).toISOString();
+    for (const [from, to] of [[-8 * 24 - 0.5, -8 * 24 + 1.5], [-7 * 24 - 2.25, -7 * 24 + 0.75], [-8 * 24 + 0.25, -8 * 24 + 1]] as const) {
+      const inWindow = await caller().history.query({ id: retentionEnv, hash: '00000000000000aa', from: hours(from), to: hours(to) });
+      const sums = await caller().history.top({ id: retentionEnv, from: hours(from), to: hours(to), by: 'calls', limit: 10 });
+      expect(inWindow.length, `${from} h to ${to} h`).toBeGreaterThan(0);
+      expect(sums.find((q) => q.hash === '00000000000000aa')?.calls, `${from} h to ${to} h`).toBe(inWindow.reduce((sum, p) => sum + p.calls, 0));
+    }
     const again = await pruneHistory(services, { now });
-    expect(again).toEqual({ downsampled: 0, dropped: 0 }); // each hour is folded once
+    expect(again).toEqual({ pointsDropped: 0, hourSumsDropped: 0 }); // each hour's points go once
     expect(await caller().history.top(window)).toEqual(after);
   });
 });

@@ -1,5 +1,5 @@
-// Production history on the real job queue: an environment snapshotted every 5 seconds gets its
-// baseline and then its work, with no help but the jobs; planning twice queues one snapshot.
+// Production history on the real job queue: an environment read every 5 seconds gets its first
+// reading and then its work, with no help but the jobs; planning twice queues one reading.
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { rowsOf } from '../catalog/sql';
 import { appRouter } from '../routers/root';
 import { createContext } from '../trpc';
 import type { Services } from '../services-type';
-import { planSnapshots } from './jobs';
+import { planReadings } from './jobs';
 
 const QUERY = 'SELECT name FROM items WHERE id = $1';
 
@@ -36,7 +36,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, sec
   }
 }
 
-describe.each(BACKENDS)('scheduled production snapshots with the store on %s', (backend) => {
+describe.each(BACKENDS)('scheduled production readings with the store on %s', (backend) => {
   let services: Services;
   const caller = () => appRouter.createCaller(createContext(services));
 
@@ -45,15 +45,15 @@ describe.each(BACKENDS)('scheduled production snapshots with the store on %s', (
   });
   afterAll(() => services.store.close());
 
-  it('takes the baseline, then the work done, every interval, queued once however often it is planned', async () => {
+  it('takes a first reading, then the work done, every interval, queued once however often it is planned', async () => {
     const { id } = await caller().env.create({ name: `Jobs ${backend}`, slug: `jobs-${backend}` });
     await caller().env.update({ id, snapshotIntervalSeconds: 5 });
     await caller().connections.add({ id, label: 'primary', role: 'production', connectionString: productionUrl });
-    expect(await planSnapshots(services)).toBe(1);
-    expect(await planSnapshots(services)).toBe(0); // the next slot's job is queued already
+    expect(await planReadings(services)).toBe(1);
+    expect(await planReadings(services)).toBe(0); // the next slot's job is queued already
 
-    const baselines = () => rowsOf<{ n: number }>(services.store.db, sql`SELECT count(*)::int AS n FROM history_baselines WHERE environment_id = ${id}`);
-    expect((await until(baselines, ([row]) => row!.n === 1))[0]!.n).toBe(1);
+    const previousReadings = () => rowsOf<{ n: number }>(services.store.db, sql`SELECT count(*)::int AS n FROM history_previous_readings WHERE environment_id = ${id}`);
+    expect((await until(previousReadings, ([row]) => row!.n === 1))[0]!.n).toBe(1);
 
     const client = new pg.Client({ connectionString: productionUrl });
     await client.connect();

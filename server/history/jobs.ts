@@ -1,23 +1,25 @@
 // Production history on the job queue. Time is cut into slots of each environment's interval; the
-// snapshot of slot k queues the one of slot k+1 (singletonKey names environment, interval and slot,
+// reading of slot k queues the one of slot k+1 (singletonKey names environment, interval and slot,
 // so however many server processes queue it, it is queued once), and a planner job once a minute
 // queues the next slot of every environment whose chain is missing (a new environment, a chain ended
-// by a failure or by snapshots turned off and on again). Pruning runs once an hour the same way.
+// by a failure or by readings turned off and on again). Pruning runs once an hour the same way.
 import { sql } from 'drizzle-orm';
 import type { JobQueue } from '../queue/index';
 import { rowsOf } from '../catalog/sql';
 import type { Services } from '../services-type';
 import { pruneHistory } from './retention';
-import { takeHistorySnapshot } from './snapshot';
+import { takeHistoryReading } from './reading';
 
-const SNAPSHOT = 'history.snapshot';
+// The queue's name is stored with every job queued (and is pg-boss's queue row): stores hold jobs
+// under this one, and a reading job renamed would leave them to no worker, so it keeps its spelling.
+const READING = 'history.snapshot';
 const PLAN = 'history.plan';
 const PRUNE = 'history.prune';
 const PLAN_EVERY_SECONDS = 60;
 const PRUNE_EVERY_SECONDS = 3600;
 
 /** The environment's interval in seconds (0: off); null when the environment is gone. */
-export async function snapshotIntervalOf(services: Services, environmentId: string): Promise<number | null> {
+export async function readingIntervalOf(services: Services, environmentId: string): Promise<number | null> {
   const [row] = await rowsOf<{ seconds: number | null }>(
     services.store.db,
     sql`SELECT snapshot_interval_seconds AS seconds FROM environments WHERE id = ${environmentId}`,
@@ -33,11 +35,11 @@ function queueNextSlot(queue: JobQueue, name: string, key: string, everySeconds:
   return queue.send(name, data, { singletonKey: `${key}:${slot}`, startAfterSeconds, retryLimit: 1 });
 }
 
-const queueSnapshot = (queue: JobQueue, environmentId: string, intervalSeconds: number) =>
-  queueNextSlot(queue, SNAPSHOT, `${SNAPSHOT}:${environmentId}:${intervalSeconds}`, intervalSeconds, { environmentId, intervalSeconds });
+const queueReading = (queue: JobQueue, environmentId: string, intervalSeconds: number) =>
+  queueNextSlot(queue, READING, `${READING}:${environmentId}:${intervalSeconds}`, intervalSeconds, { environmentId, intervalSeconds });
 
-/** Every environment with a production connection and snapshots on gets its next slot queued. */
-export async function planSnapshots(services: Services): Promise<number> {
+/** Every environment with a production connection and readings on gets its next slot queued. */
+export async function planReadings(services: Services): Promise<number> {
   const rows = await rowsOf<{ id: string; seconds: number | null }>(
     services.store.db,
     sql`SELECT e.id, e.snapshot_interval_seconds AS seconds FROM environments e
@@ -46,7 +48,7 @@ export async function planSnapshots(services: Services): Promise<number> {
   let planned = 0;
   for (const row of rows) {
     const seconds = row.seconds ?? services.config.snapshotIntervalSeconds;
-    if (seconds > 0 && (await queueSnapshot(services.queue, row.id, seconds)) !== null) planned++;
+    if (seconds > 0 && (await queueReading(services.queue, row.id, seconds)) !== null) planned++;
   }
   return planned;
 }
@@ -54,15 +56,15 @@ export async function planSnapshots(services: Services): Promise<number> {
 /** Registers the handlers and starts the planner; every server process calls it at start. */
 export async function registerHistoryJobs(services: Services): Promise<void> {
   const { queue } = services;
-  await queue.work<{ environmentId: string; intervalSeconds: number }>(SNAPSHOT, async ({ environmentId, intervalSeconds }) => {
-    const current = await snapshotIntervalOf(services, environmentId);
-    // the environment is gone, snapshots are off, or the interval changed (the planner starts its new chain)
+  await queue.work<{ environmentId: string; intervalSeconds: number }>(READING, async ({ environmentId, intervalSeconds }) => {
+    const current = await readingIntervalOf(services, environmentId);
+    // the environment is gone, readings are off, or the interval changed (the planner starts its new chain)
     if (current === null || current === 0 || current !== intervalSeconds) return;
-    await takeHistorySnapshot(services, environmentId);
-    await queueSnapshot(queue, environmentId, intervalSeconds);
+    await takeHistoryReading(services, environmentId);
+    await queueReading(queue, environmentId, intervalSeconds);
   });
   await queue.work(PLAN, async () => {
-    await planSnapshots(services);
+    await planReadings(services);
     await queueNextSlot(queue, PLAN, PLAN, PLAN_EVERY_SECONDS, {});
   });
   await queue.work(PRUNE, async () => {

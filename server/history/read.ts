@@ -1,6 +1,9 @@
 // Reading production history: one query's points, the heaviest queries of a window, and the queries
-// whose mean time rose against the window before. Full-resolution points and hourly sums are read
-// together; a point counts in a window when the snapshot that closed it falls inside (from, to].
+// whose mean time rose against the window before. A point counts in a window when the reading that
+// closed it falls inside (from, to]. An hour is read from its points while retention keeps them and
+// from its sum in history_hour_sums once they are gone (an hour's sum counts as a point at the hour's
+// start). Retention drops whole hours, oldest first, for every environment at once: an hour's sums
+// stand for dropped points exactly when the environment has no point left before the hour ends.
 import { sql, type SQL } from 'drizzle-orm';
 import type { HistoryPoint, RegressedQuery, TopQuery, TOP_ORDERS } from '../../shared/history';
 import { isoFromUtcText } from '../../shared/dates';
@@ -44,6 +47,12 @@ function figures(row: FigureRow) {
 const pointColumns = `at AT TIME ZONE 'UTC' AS at, calls, total_time_ms AS "totalTimeMs",
          CASE WHEN calls > 0 THEN total_time_ms / calls ELSE 0 END AS "meanTimeMs", rows,
          shared_blks_hit AS "sharedBlksHit", shared_blks_read AS "sharedBlksRead"`;
+/**
+ * The bound an hour's start stays within when its points are gone: an hour before the environment's
+ * oldest point (+infinity when it has none). One probe of history_points_environment_at_idx, and a
+ * bound on `at` the hour sums' indexes take. In two parts, around the environment's id.
+ */
+const POINTS_GONE_BEFORE = ["coalesce((SELECT min(at) FROM history_points WHERE environment_id = ", "), 'infinity') - interval '1 hour'"] as const;
 const pointsOfHash = 'environment_id = $1 AND hash = $2 AND at > $3::timestamptz AND at <= $4::timestamptz';
 const HISTORY_STATEMENT = {
   name: 'query-history',
@@ -51,7 +60,8 @@ const HISTORY_STATEMENT = {
     SELECT coalesce(json_agg(p ORDER BY p.at), '[]') AS points
     FROM (SELECT ${pointColumns} FROM history_points WHERE ${pointsOfHash}
           UNION ALL
-          SELECT ${pointColumns} FROM history_hourly WHERE ${pointsOfHash}) p`,
+          SELECT ${pointColumns} FROM history_hour_sums
+          WHERE ${pointsOfHash} AND at <= ${POINTS_GONE_BEFORE[0]}$1${POINTS_GONE_BEFORE[1]}) p`,
 };
 
 /** The statement a query's history sends (exported for bench:read's floor). */
@@ -60,7 +70,7 @@ export function historyQuery(environmentId: string, hash: string, { from, to }: 
 }
 
 /** The query's points in the window, oldest first; 404 for an unknown environment. */
-export async function queryHistory(store: Store, environmentId: string, hash: string, window: Window): Promise<HistoryPoint[]> {
+export async function queryHistory(store: Pick<Store, 'db' | 'read'>, environmentId: string, hash: string, window: Window): Promise<HistoryPoint[]> {
   const [{ points }] = (await store.read<{ points: HistoryPoint[] }>(historyQuery(environmentId, hash, window))) as [{ points: HistoryPoint[] }];
   // no point: the environment may not exist (404); points prove it does
   if (points.length === 0) await requireEnvironment(store.db, environmentId);
@@ -77,21 +87,21 @@ const ORDER: Record<(typeof TOP_ORDERS)[number], SQL> = {
 const HOUR_MS = 3_600_000;
 
 /**
- * The window's figures, summed per query or not yet: the whole hours inside it from the hour sums
- * that triggers keep (migration 0010), only the partial hours at its ends from the points, and
- * what retention already folded from the hourly table. A day of a thousand busy queries is then
- * 24,000 sums and at most two hours of points, instead of 144,000 points.
+ * The window's figures, summed per query or not yet: the whole hours inside it from the hour sums,
+ * the partial hours at its ends from the points, or from their hours' sums once the points are gone.
+ * A day of a thousand busy queries is then 24,000 sums and at most two hours of points, instead of
+ * 144,000 points.
  */
 function figuresIn(environmentId: string, window: Window): SQL {
   const at = (time: Date | number) => sql`${new Date(time).toISOString()}::timestamptz`;
   const part = (table: string, range: SQL) =>
     sql`SELECT hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read FROM ${sql.identifier(table)}
         WHERE environment_id = ${environmentId} AND ${range}`;
-  const inWindow = sql`at > ${at(window.from)} AND at <= ${at(window.to)}`;
   // whole hours [first, last): each starts after `from` and ends by `to`
   const first = Math.floor(window.from.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS;
   const last = Math.floor(window.to.getTime() / HOUR_MS) * HOUR_MS;
-  const recent =
+  const inWindow = sql`at > ${at(window.from)} AND at <= ${at(window.to)}`;
+  const parts =
     first >= last
       ? [part('history_points', inWindow)]
       : [
@@ -99,7 +109,11 @@ function figuresIn(environmentId: string, window: Window): SQL {
           part('history_hour_sums', sql`at >= ${at(first)} AND at < ${at(last)}`),
           part('history_points', sql`at >= ${at(last)} AND at <= ${at(window.to)}`),
         ];
-  return sql`(${sql.join([...recent, part('history_hourly', inWindow)], sql` UNION ALL `)})`;
+  // the partial hours' sums whose points are gone; (from, first) holds no hour's start
+  const endHours = first >= last ? inWindow : sql`at >= ${at(last)} AND at <= ${at(window.to)}`;
+  const pointsGone = sql`at <= ${sql.raw(POINTS_GONE_BEFORE[0])}${environmentId}${sql.raw(POINTS_GONE_BEFORE[1])}`;
+  parts.push(part('history_hour_sums', sql`${endHours} AND ${pointsGone}`));
+  return sql`(${sql.join(parts, sql` UNION ALL `)})`;
 }
 
 /** Per query, the window's sums. */
@@ -170,7 +184,7 @@ export async function regressedQueries(db: Db, environmentId: string, window: Wi
   }));
 }
 
-/** The tables' sizes at the window's last snapshot; null when none was kept in it. */
+/** The tables' sizes at the window's last reading; null when none was kept in it. */
 async function lastTableFacts(db: Db, environmentId: string, window: Window): Promise<TableFacts | null> {
   const [row] = await rowsOf<{ tables: TableFacts }>(
     db,

@@ -1,21 +1,31 @@
-// Production history stays bounded: points older than the full-resolution retention are summed per
-// hour (so every total over any whole hour is unchanged), hourly sums older than theirs are dropped.
-import { sql } from 'drizzle-orm';
-import { withRetry } from '../catalog/sql';
+// Production history stays bounded: points older than the full-resolution retention are dropped,
+// their hours' sums staying in history_hour_sums (the triggers on history_points wrote them with
+// the points, so every total over any whole hour is unchanged), and hourly sums older than theirs
+// are dropped.
+import { sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/store';
+import { rowsOf, withRetry } from '../catalog/sql';
 import type { Services } from '../services-type';
 
 const HOUR_MS = 3_600_000;
 
+/** How many rows a DELETE ... RETURNING removed, counted in the store rather than sent back. */
+async function deleted(tx: Pick<Db, 'execute'>, statement: SQL): Promise<number> {
+  const [row] = await rowsOf<{ n: number }>(tx, sql`WITH gone AS (${statement}) SELECT count(*)::int AS n FROM gone`);
+  return row?.n ?? 0;
+}
+
 export interface PruneOutcome {
-  /** Hourly sums written from full-resolution points. */
-  downsampled: number;
+  /** Full-resolution points past their retention, removed (their hours' sums stay). */
+  pointsDropped: number;
   /** Hourly sums past their retention, removed. */
-  dropped: number;
+  hourSumsDropped: number;
 }
 
 /**
- * Folds and drops by the configured retentions. The full-resolution cutoff is on an hour's start,
- * so an hour is folded whole, once: a later pass never finds more points of an hour already folded.
+ * Drops by the configured retentions. The full-resolution cutoff is on an hour's start, so an
+ * hour's points go whole, at once: an hour is read either from its points or, once they are gone,
+ * from its sums (read.ts), never half from each.
  */
 export async function pruneHistory(services: Services, options: { now?: Date } = {}): Promise<PruneOutcome> {
   const now = (options.now ?? new Date()).getTime();
@@ -24,30 +34,11 @@ export async function pruneHistory(services: Services, options: { now?: Date } =
   const hourlyCutoff = new Date(now - historyHourlyDays * 86_400_000).toISOString();
   return withRetry(() =>
     services.store.db.transaction(async (tx) => {
-      const moved = await tx.execute(sql`
-        WITH folded AS (
-          DELETE FROM history_points WHERE at < ${fullCutoff}::timestamptz
-          RETURNING environment_id, hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read
-        )
-        INSERT INTO history_hourly (environment_id, hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read)
-        SELECT environment_id, hash, date_trunc('hour', at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
-               sum(calls), sum(total_time_ms), sum(rows), sum(shared_blks_hit), sum(shared_blks_read)
-        FROM folded
-        GROUP BY 1, 2, 3
-        ORDER BY 1, 2, 3
-        ON CONFLICT (environment_id, hash, at) DO UPDATE SET
-          calls = history_hourly.calls + excluded.calls,
-          total_time_ms = history_hourly.total_time_ms + excluded.total_time_ms,
-          rows = history_hourly.rows + excluded.rows,
-          shared_blks_hit = history_hourly.shared_blks_hit + excluded.shared_blks_hit,
-          shared_blks_read = history_hourly.shared_blks_read + excluded.shared_blks_read
-        RETURNING 1`);
-      // the same whole hours, summed per hour for the reads, leave with their points
-      await tx.execute(sql`DELETE FROM history_hour_sums WHERE at < ${fullCutoff}::timestamptz`);
-      const dropped = await tx.execute(sql`DELETE FROM history_hourly WHERE at < ${hourlyCutoff}::timestamptz RETURNING 1`);
+      const pointsDropped = await deleted(tx, sql`DELETE FROM history_points WHERE at < ${fullCutoff}::timestamptz RETURNING 1`);
+      const hourSumsDropped = await deleted(tx, sql`DELETE FROM history_hour_sums WHERE at < ${hourlyCutoff}::timestamptz RETURNING 1`);
       // the tables' sizes serve windows as far back as the hourly sums go
       await tx.execute(sql`DELETE FROM history_table_facts WHERE at < ${hourlyCutoff}::timestamptz`);
-      return { downsampled: (moved as unknown as { rows: unknown[] }).rows.length, dropped: (dropped as unknown as { rows: unknown[] }).rows.length };
+      return { pointsDropped, hourSumsDropped };
     }),
   );
 }

@@ -1,9 +1,9 @@
 // Production history: a query's work over time, the heaviest queries of a window, regressions.
 import type { TRPCRouterRecord } from '@trpc/server';
 import { envIdInput } from '../../shared/environments';
-import { historyPoint, historySnapshotOutput, queryHistoryInput, regressedQuery, regressedQueriesInput, topQueriesInput, topQuery } from '../../shared/history';
+import { historyPoint, historyReadingOutput, queryHistoryInput, regressedQuery, regressedQueriesInput, topQueriesInput, topQuery } from '../../shared/history';
 import { conflict, notFound } from '../errors';
-import { takeHistorySnapshot } from '../history/snapshot';
+import { takeHistoryReading } from '../history/reading';
 import { queryHistory, regressedQueries, topQueries, windowOf } from '../history/read';
 import { listOutput, procedure } from '../trpc';
 
@@ -17,7 +17,7 @@ export const historyRouter = {
         method: 'GET',
         path: '/env/{id}/queries/{hash}/history',
         tags: TAG,
-        summary: "One query's production work over time: a point per snapshot (per hour past full-resolution retention)",
+        summary: "One query's production work over time: a point per reading (per hour past full-resolution retention)",
         description: WINDOW,
       },
     })
@@ -53,6 +53,7 @@ export const historyRouter = {
     .output(listOutput(regressedQuery))
     .query(({ ctx, input }) => regressedQueries(ctx.store.db, input.id, windowOf(input), input.threshold, input.limit)),
 
+  // takes a reading; the procedure and its path keep the name clients already call
   snapshot: procedure
     .meta({
       openapi: {
@@ -61,14 +62,14 @@ export const historyRouter = {
         tags: TAG,
         summary: "Read production's pg_stat_statements now, besides the schedule",
         description:
-          'The first reading of a connection is its baseline; each later one stores the work done since the previous reading. ' +
+          "A connection's first reading stores no work (its result is `baseline`); each later one stores the work done since the previous reading. " +
           '409 without a production connection. Each connection reports its own result.',
       },
     })
     .input(envIdInput)
-    .output(historySnapshotOutput)
+    .output(historyReadingOutput)
     .mutation(async ({ ctx, input }) => {
-      const outcome = await takeHistorySnapshot(ctx, input.id);
+      const outcome = await takeHistoryReading(ctx, input.id);
       if (!outcome) throw notFound(`Environment ${input.id}`);
       if (outcome.connections.length === 0) throw conflict('The environment has no connection with role production; add one to record its history');
       return { ...outcome, at: outcome.at.toISOString() };

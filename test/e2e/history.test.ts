@@ -10,7 +10,7 @@ import { startPostgres, type PostgresServer } from '../support/postgres';
 import { openTestServices, type TestServer } from '../support/services';
 import { BY_CUSTOMER, BY_ID, createShopDatabase } from '../support/shop';
 import { requestJson } from '../support/api';
-import { storePoints } from '../../server/history/snapshot';
+import { storePoints } from '../../server/history/reading';
 
 let app: BrowserApp;
 let server: TestServer;

@@ -122,7 +122,7 @@ describe('a team server in Chromium', () => {
     expect(await members.getByRole('form', { name: 'Add a member' }).count()).toBe(0);
 
     expect(await page.getByRole('button', { name: 'Analyze' }).isDisabled()).toBe(false);
-    expect(await page.getByLabel('Snapshots').isDisabled()).toBe(false);
+    expect(await page.getByLabel('Readings').isDisabled()).toBe(false);
     const repos = page.getByRole('region', { name: /^Linked Repos/ });
     await repos.getByRole('textbox', { name: 'Repository' }).fill('acme/checkout');
     await repos.getByRole('button', { name: 'Link repository' }).click();

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForAnalysis } from '../../server/analysis/jobs';
-import { storePoints } from '../../server/history/snapshot';
+import { storePoints } from '../../server/history/reading';
 import { waitForRunVerdict } from '../../server/verdict/jobs';
 import { requestJson } from '../support/api';
 import { startPostgres, type PostgresServer } from '../support/postgres';

@@ -107,7 +107,7 @@ describe('Controls by role', () => {
 
     // what an editor may do is there, and works: the SPA sends the session's CSRF token with the change
     expect((screen.getByRole('button', { name: 'Analyze' }) as HTMLButtonElement).disabled).toBe(false);
-    expect((screen.getByLabelText('Snapshots') as HTMLSelectElement).disabled).toBe(false);
+    expect((screen.getByLabelText('Readings') as HTMLSelectElement).disabled).toBe(false);
     const repos = await region(/^Linked Repos/);
     await user.type(within(repos).getByLabelText('Repository'), 'acme/checkout');
     await user.click(within(repos).getByRole('button', { name: 'Link repository' }));
@@ -128,7 +128,7 @@ describe('Controls by role', () => {
     expect((analyze as HTMLButtonElement).disabled).toBe(true);
     expect(analyze.getAttribute('aria-describedby')).toContain('analysis-role');
     expect(screen.getByText('Editors can run Analyze (you are a viewer).')).toBeTruthy();
-    expect((screen.getByLabelText('Snapshots') as HTMLSelectElement).disabled).toBe(true);
+    expect((screen.getByLabelText('Readings') as HTMLSelectElement).disabled).toBe(true);
     const repos = await region(/^Linked Repos/);
     expect(within(repos).queryByRole('form', { name: 'Link a repository' })).toBeNull();
     expect(within(repos).queryByRole('button', { name: /^Unlink/ })).toBeNull();

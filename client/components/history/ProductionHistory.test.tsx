@@ -45,7 +45,7 @@ describe('Production history', () => {
     renderApp(`/environments/${envId}/queries/${hash}`, { trpcUrl: server.trpcUrl });
     const section = await screen.findByRole('region', { name: 'Production History' });
     expect(await within(section).findByText(/^12 calls, mean .* over the last 24 hours$/)).toBeTruthy();
-    expect(within(section).getByRole('img', { name: 'Calls and mean time per snapshot over the last 24 hours' })).toBeTruthy();
+    expect(within(section).getByRole('img', { name: 'Calls and mean time per reading over the last 24 hours' })).toBeTruthy();
 
     await userEvent.click(within(section).getByRole('radio', { name: '90 d' }));
     expect(await within(section).findByText(/^12 calls, mean .* over the last 90 days$/)).toBeTruthy();
@@ -62,7 +62,7 @@ describe('Production history', () => {
     const interval = async () => (await server.api<{ snapshotIntervalSeconds: number | null }>('GET', `/env/${envId}`)).body.snapshotIntervalSeconds;
     renderApp(`/environments/${envId}`, { trpcUrl: server.trpcUrl });
     const section = await screen.findByRole('region', { name: 'Production History' });
-    const select = within(section).getByLabelText<HTMLSelectElement>('Snapshots');
+    const select = within(section).getByLabelText<HTMLSelectElement>('Readings');
     expect(select.value).toBe('default');
     // the server's default, named with its value while the environment follows it
     expect(within(select).getByRole('option', { name: "Server's default (every 10 min)" })).toBeTruthy();
@@ -81,7 +81,7 @@ describe('Production history', () => {
     cleanup();
     renderApp(`/environments/${envId}`, { trpcUrl: server.trpcUrl });
     const again = await screen.findByRole('region', { name: 'Production History' });
-    await waitFor(() => expect(within(again).getByLabelText<HTMLSelectElement>('Snapshots').value).toBe('45'));
+    await waitFor(() => expect(within(again).getByLabelText<HTMLSelectElement>('Readings').value).toBe('45'));
     expect(within(again).getByRole('option', { name: 'Every 45 s' })).toBeTruthy();
     await server.api('PATCH', `/env/${envId}`, { snapshotIntervalSeconds: null });
   });

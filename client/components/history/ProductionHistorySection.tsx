@@ -11,7 +11,7 @@ import { queryPath } from '../../lib/paths';
 import { formatDuration, formatNumber } from '../../lib/time';
 import { trpc } from '../../trpc';
 import { RangePicker, rangeLabel, windowEndingNow } from './RangePicker';
-import { SnapshotInterval } from './SnapshotInterval';
+import { ReadingInterval } from './ReadingInterval';
 
 type Named = { hash: string; formattedQuery: string | null };
 
@@ -29,7 +29,8 @@ function QueryCell({ envId, query }: { envId: string; query: Named }) {
 const TOP_COLUMNS = ['Query', { label: 'Calls', className: 'numeric' }, { label: 'Total time', className: 'numeric' }, { label: 'Mean', className: 'numeric' }];
 const REGRESSED_COLUMNS = ['Query', { label: 'Mean before', className: 'numeric' }, { label: 'Mean now', className: 'numeric' }, { label: 'Change', className: 'numeric' }];
 
-export function ProductionHistorySection({ envId, snapshotIntervalSeconds, effectiveSnapshotIntervalSeconds }: { envId: string; snapshotIntervalSeconds: number | null; effectiveSnapshotIntervalSeconds: number }) {
+/** The intervals are the environment's snapshotIntervalSeconds and effectiveSnapshotIntervalSeconds. */
+export function ProductionHistorySection({ envId, intervalSeconds, effectiveIntervalSeconds }: { envId: string; intervalSeconds: number | null; effectiveIntervalSeconds: number }) {
   const [range, setRange] = useState<HistoryRange>('24h');
   const [window, setWindow] = useState(() => windowEndingNow('24h'));
   const top = trpc.history.top.useQuery({ id: envId, ...window, by: 'totalTime', limit: 10 });
@@ -43,7 +44,7 @@ export function ProductionHistorySection({ envId, snapshotIntervalSeconds, effec
     <Card id="production-history-heading" title="Production History">
       <div className="history-toolbar">
         <RangePicker name="History range" value={range} onChange={pick} />
-        <SnapshotInterval envId={envId} seconds={snapshotIntervalSeconds} effectiveSeconds={effectiveSnapshotIntervalSeconds} />
+        <ReadingInterval envId={envId} seconds={intervalSeconds} effectiveSeconds={effectiveIntervalSeconds} />
       </div>
       <h3 className="history-subtitle">Top queries by total time</h3>
       <QueryTable

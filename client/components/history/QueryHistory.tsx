@@ -1,4 +1,4 @@
-// A query's production history on its page: calls and mean time per snapshot over a chosen range.
+// A query's production history on its page: calls and mean time per reading over a chosen range.
 import { useState } from 'react';
 import type { HistoryRange } from '../../../shared/history';
 import { Card } from '../Card';
@@ -41,7 +41,7 @@ export function QueryHistory({ envId, hash }: { envId: string; hash: string }) {
           second reading on.
         </EmptyState>
       ) : (
-        <HistoryChart points={points} label={`Calls and mean time per snapshot over ${rangeLabel(range)}`} />
+        <HistoryChart points={points} label={`Calls and mean time per reading over ${rangeLabel(range)}`} />
       )}
     </Card>
   );

@@ -1,11 +1,12 @@
-// One snapshot of an environment's production history: every production connection's
+// One reading of an environment's production history: every production connection's
 // pg_stat_statements read through the gateway (read only; the user's statistics are never reset),
-// each entry compared with the connection's previous snapshot (deltas.ts), the work summed per query
-// over primary and replicas and stored as one point per query at the snapshot's time.
-import { and, asc, eq, sql } from 'drizzle-orm';
+// each entry compared with the connection's previous reading (deltas.ts), the work summed per query
+// over primary and replicas and stored as one point per query at the reading's time.
+import { eq, sql } from 'drizzle-orm';
 import { readStatementCounters, StatementsReadError, type StatementCounters } from '../../analyzer/statements';
 import type { TableFact } from '../../analyzer/catalog/table-facts.sql';
-import { connections, environments } from '../db/schema';
+import { environments } from '../db/schema';
+import { productionConnectionRows } from '../domain/connections';
 import type { Db } from '../db/store';
 import { rowsOf, withRetry } from '../catalog/sql';
 import type { Services } from '../services-type';
@@ -16,12 +17,12 @@ import { announceNewQueries, announceRegressions } from './announce';
 export interface ConnectionOutcome {
   id: string;
   label: string;
-  /** baseline: the first snapshot (or one after a reset mid-read), no points; points: compared with the previous one. */
+  /** baseline (the API's word, kept for compatibility): a first reading (or one after a reset mid-read), no points; points: compared with the previous one. */
   result: 'baseline' | 'points' | 'stale' | 'error';
   error?: string;
 }
 
-export interface SnapshotOutcome {
+export interface ReadingOutcome {
   environmentId: string;
   at: Date;
   connections: ConnectionOutcome[];
@@ -32,17 +33,7 @@ export interface SnapshotOutcome {
 type Target = { id: string; label: string; connectionString: string | null; schemaFilters?: SchemaFilters; error?: string };
 
 async function productionTargets(services: Services, environmentId: string): Promise<Target[]> {
-  const rows = await services.store.db
-    .select({
-      id: connections.id,
-      label: connections.label,
-      sealed: connections.connectionStringEncrypted,
-      includeSchemas: connections.includeSchemas,
-      excludeSchemas: connections.excludeSchemas,
-    })
-    .from(connections)
-    .where(and(eq(connections.environmentId, environmentId), eq(connections.role, 'production')))
-    .orderBy(asc(connections.createdAt), asc(connections.id));
+  const rows = await productionConnectionRows(services.store.db, environmentId);
   return rows.map(({ id, label, sealed, includeSchemas, excludeSchemas }) => {
     try {
       return { id, label, connectionString: services.secrets.decrypt(sealed), schemaFilters: { includeSchemas, excludeSchemas } };
@@ -53,11 +44,11 @@ async function productionTargets(services: Services, environmentId: string): Pro
 }
 
 /**
- * Snapshots every production connection of the environment. A connection that cannot be read is
- * reported and keeps its previous snapshot (the next one covers both intervals). Null when the
+ * Reads every production connection of the environment. A connection that cannot be read is
+ * reported and keeps its previous reading (the next one covers both intervals). Null when the
  * environment no longer exists.
  */
-export async function takeHistorySnapshot(services: Services, environmentId: string, options: { now?: Date } = {}): Promise<SnapshotOutcome | null> {
+export async function takeHistoryReading(services: Services, environmentId: string, options: { now?: Date } = {}): Promise<ReadingOutcome | null> {
   const [env] = await services.store.db.select({ id: environments.id }).from(environments).where(eq(environments.id, environmentId));
   if (!env) return null;
   const targets = await productionTargets(services, environmentId);
@@ -77,21 +68,21 @@ export async function takeHistorySnapshot(services: Services, environmentId: str
   );
 
   const outcomes: ConnectionOutcome[] = [];
-  const { points, known, baselineHashes } = await withRetry(() =>
+  const { points, known, firstReadingHashes } = await withRetry(() =>
     services.store.db.transaction(async (tx) => {
       outcomes.length = 0;
       const parts: Map<string, Figures>[] = [];
       const known = new Set<string>();
-      const baselineHashes = new Set<string>();
+      const firstReadingHashes = new Set<string>();
       for (const [i, target] of targets.entries()) {
         const reading = readings[i]!;
         if (reading instanceof Error) {
           outcomes.push({ id: target.id, label: target.label, result: 'error', error: reading.message });
           continue;
         }
-        const previous = await previousSnapshot(tx, target.id);
+        const previous = await previousReading(tx, target.id);
         if (previous && previous.takenAt >= at) {
-          // another process stored a later snapshot meanwhile: this reading is older than its baseline
+          // another process stored a later reading meanwhile: this one is older than its previous reading
           outcomes.push({ id: target.id, label: target.label, result: 'stale' });
           continue;
         }
@@ -99,26 +90,26 @@ export async function takeHistorySnapshot(services: Services, environmentId: str
         const current = { counters: reading.counters, statsReset: reading.info?.statsReset ?? null, resetDuringRead: reading.resetDuringRead };
         const delta = diffCounters(previous, current);
         if (delta) parts.push(delta);
-        else for (const counter of reading.counters) baselineHashes.add(counter.hash);
-        await storeSnapshot(tx, environmentId, target.id, at, reading);
+        else for (const counter of reading.counters) firstReadingHashes.add(counter.hash);
+        await keepAsPrevious(tx, environmentId, target.id, at, reading);
         outcomes.push({ id: target.id, label: target.label, result: delta ? 'points' : 'baseline' });
       }
       const points = sumByHash(parts);
       await storePoints(tx, environmentId, at, points);
       const first = readings[0];
       if (first && !(first instanceof Error) && first.tables) await storeTableFacts(tx, environmentId, at, first.tables);
-      return { points, known, baselineHashes };
+      return { points, known, firstReadingHashes };
     }),
   );
 
-  // A query is new when no connection's previous snapshot had it; announced once per environment.
+  // A query is new when no connection's previous reading had it; announced once per environment.
   const appeared = [...points.keys()].filter((hash) => !known.has(hash));
-  await announceNewQueries(services, environmentId, at, appeared, baselineHashes);
+  await announceNewQueries(services, environmentId, at, appeared, firstReadingHashes);
   await announceRegressions(services, environmentId, at);
   return { environmentId, at, connections: outcomes, points: points.size };
 }
 
-interface PreviousSnapshot {
+interface PreviousReading {
   takenAt: Date;
   statsReset: string | null;
   counters: Map<string, Counter>;
@@ -126,27 +117,27 @@ interface PreviousSnapshot {
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
-async function previousSnapshot(tx: Tx, connectionId: string): Promise<PreviousSnapshot | null> {
-  // the row lock: two snapshots of one connection never interleave their read-compare-write
-  const [baseline] = await rowsOf<{ taken_at: string | Date; stats_reset: string | null }>(
+async function previousReading(tx: Tx, connectionId: string): Promise<PreviousReading | null> {
+  // the row lock: two readings of one connection never interleave their read-compare-write
+  const [previous] = await rowsOf<{ taken_at: string | Date; stats_reset: string | null }>(
     tx,
-    sql`SELECT taken_at, stats_reset FROM history_baselines WHERE connection_id = ${connectionId} FOR UPDATE`,
+    sql`SELECT taken_at, stats_reset FROM history_previous_readings WHERE connection_id = ${connectionId} FOR UPDATE`,
   );
-  if (!baseline) return null;
+  if (!previous) return null;
   const rows = await rowsOf<Counter>(
     tx,
     sql`SELECT entry, hash, calls, total_time_ms AS "totalTimeMs", rows, shared_blks_hit AS "sharedBlksHit", shared_blks_read AS "sharedBlksRead"
         FROM history_counters WHERE connection_id = ${connectionId}`,
   );
   return {
-    takenAt: new Date(baseline.taken_at),
-    statsReset: baseline.stats_reset,
+    takenAt: new Date(previous.taken_at),
+    statsReset: previous.stats_reset,
     counters: new Map(rows.map((row) => [row.entry, row])),
   };
 }
 
-/** Keeps this reading as the connection's previous snapshot: its counters replace the last ones. */
-async function storeSnapshot(tx: Tx, environmentId: string, connectionId: string, at: Date, reading: StatementCounters): Promise<void> {
+/** Keeps this reading as the connection's previous reading: its counters replace the last ones. */
+async function keepAsPrevious(tx: Tx, environmentId: string, connectionId: string, at: Date, reading: StatementCounters): Promise<void> {
   await tx.execute(sql`DELETE FROM history_counters WHERE connection_id = ${connectionId}`);
   if (reading.counters.length > 0) {
     const json = JSON.stringify(
@@ -168,7 +159,7 @@ async function storeSnapshot(tx: Tx, environmentId: string, connectionId: string
         AS r(entry text, hash text, calls float8, total_time_ms float8, rows float8, shared_blks_hit float8, shared_blks_read float8)`);
   }
   await tx.execute(sql`
-    INSERT INTO history_baselines (connection_id, environment_id, taken_at, stats_reset, dealloc)
+    INSERT INTO history_previous_readings (connection_id, environment_id, taken_at, stats_reset, dealloc)
     VALUES (${connectionId}, ${environmentId}, ${at.toISOString()}, ${reading.info?.statsReset ?? null}, ${reading.info?.dealloc ?? null})
     ON CONFLICT (connection_id) DO UPDATE
       SET taken_at = excluded.taken_at, stats_reset = excluded.stats_reset, dealloc = excluded.dealloc`);

@@ -1,5 +1,5 @@
 // How often this environment's production is read for its history: the server's default
-// (SNAPSHOT_INTERVAL_SECONDS), an interval of the environment's own, or off. Saved when picked, as
+// (SNAPSHOT_INTERVAL_SECONDS, its name kept for compatibility), an interval of the environment's own, or off. Saved when picked, as
 // PATCH /api/env/{id} does; an interval set through the API that is none of these shows as itself.
 import { useState } from 'react';
 import { useEnvAccess } from '../../hooks/useMe';
@@ -28,7 +28,7 @@ function intervalText(seconds: number): string {
 }
 
 /** `seconds` is the environment's own interval (null: the server's default), `effectiveSeconds` the one in effect. */
-export function SnapshotInterval({ envId, seconds, effectiveSeconds }: { envId: string; seconds: number | null; effectiveSeconds: number }) {
+export function ReadingInterval({ envId, seconds, effectiveSeconds }: { envId: string; seconds: number | null; effectiveSeconds: number }) {
   const utils = trpc.useUtils();
   // the pick shows at once; the environment's saved value takes over once it is read again
   const [picked, setPicked] = useState<string>();
@@ -53,7 +53,7 @@ export function SnapshotInterval({ envId, seconds, effectiveSeconds }: { envId: 
   };
   return (
     <SelectField
-      label="Snapshots"
+      label="Readings"
       value={value}
       onChange={pick}
       options={options}
