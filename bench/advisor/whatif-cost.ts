@@ -10,6 +10,8 @@ export interface WhatIfCost {
   (indexes: LiveCandidate[]): Promise<number>;
   /** Plans asked of the shadow so far (each distinct query and index set once). */
   plans: () => number;
+  /** Each query's cost x calls with these indexes (0 for a query not planned). */
+  perQuery: (indexes: LiveCandidate[]) => Promise<number[]>;
 }
 
 export function whatIfCost(w: WhatIf, calls: number[]): WhatIfCost {
@@ -17,10 +19,13 @@ export function whatIfCost(w: WhatIf, calls: number[]): WhatIfCost {
   const tables = w.results.map((r, i) => new Set([...r.tablesUsed, ...attributes[i]!.keys()]));
   const planned = w.results.map((r) => r.plan !== null);
   const cache = new Map<string, number>();
-  const cost = async (indexes: LiveCandidate[]) => {
-    let total = 0;
+  const perQuery = async (indexes: LiveCandidate[]) => {
+    const costs: number[] = [];
     for (const [i, used] of tables.entries()) {
-      if (!planned[i]) continue;
+      if (!planned[i]) {
+        costs.push(0);
+        continue;
+      }
       const mine = indexes.filter((c) => used.has(`${c.schema}.${c.table}`));
       const key = `${i}|${mine.map(candidateKey).sort().join(';')}`;
       let c = cache.get(key);
@@ -28,9 +33,10 @@ export function whatIfCost(w: WhatIf, calls: number[]): WhatIfCost {
         c = await w.cost(i, mine);
         cache.set(key, c);
       }
-      total += c * calls[i]!;
+      costs.push(c * calls[i]!);
     }
-    return total;
+    return costs;
   };
-  return Object.assign(cost, { plans: () => cache.size });
+  const cost = async (indexes: LiveCandidate[]) => (await perQuery(indexes)).reduce((n, c) => n + c, 0);
+  return Object.assign(cost, { plans: () => cache.size, perQuery });
 }
