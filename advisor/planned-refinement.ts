@@ -18,6 +18,8 @@ export interface PlannedSearch {
   /** What may be added: CREATE INDEX statement → the bytes it spends of the budget. */
   pool: ReadonlyMap<string, number>;
   maxBytes: number;
+  /** Indexes at most, when the budget counts them too. */
+  maxIndexes?: number;
   /** The workload's planned cost with exactly these indexes. */
   cost: (statements: string[]) => Promise<number>;
   maxEvaluations?: number;
@@ -40,7 +42,7 @@ export async function refineByPlans(start: string[], search: PlannedSearch): Pro
   // The per-byte greedy from `from`, planned; `without` is never added.
   const fill = async (from: Found, without?: string): Promise<Found> => {
     let { set, cost } = from;
-    for (;;) {
+    while (set.length < (search.maxIndexes ?? Infinity)) {
       const room = search.maxBytes - bytesOf(set);
       let best: { index: string; cost: number; ratio: number } | undefined;
       for (const [index, bytes] of search.pool) {
@@ -54,6 +56,7 @@ export async function refineByPlans(start: string[], search: PlannedSearch): Pro
       set = [...set, best.index];
       cost = best.cost;
     }
+    return { set, cost };
   };
 
   let found = await fill({ set: start, cost: await costOf(start) });

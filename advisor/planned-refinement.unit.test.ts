@@ -26,6 +26,7 @@ describe('the planned refinement within a byte budget', () => {
     const { indexes } = await refineByPlans(['fact'], { pool, maxBytes: 90, cost: planned });
     expect(indexes).toEqual(['fact', 'dim', 'x']);
     expect(await planned(indexes)).toBe(39);
+    expect((await refineByPlans(['fact'], { pool, maxBytes: 90, maxIndexes: 2, cost: planned })).indexes).toEqual(['fact', 'dim']);
   });
 
   it('swaps a chosen index for two that save more together, in the room it frees', async () => {

@@ -192,7 +192,7 @@ export async function chooseVerified(results: PlannedQuery[], budget: WorkloadBu
   const kept = same || (await total(statements(refined))) <= (await total(statements(plain))) ? refined : plain;
   const pool = new Map<string, number>();
   for (const q of results) for (const r of [...q.recommendations, ...(q.alternatives ?? [])]) pool.set(r.createIndex, budgetBytesOf(r));
-  const { indexes } = await refineByPlans(statements(kept), { pool, maxBytes: budget.maxBytes, cost: total });
+  const { indexes } = await refineByPlans(statements(kept), { pool, maxBytes: budget.maxBytes, maxIndexes: budget.maxIndexes, cost: total });
   if ([...indexes].sort().join('\n') === [...statements(kept)].sort().join('\n')) return kept;
   const { indexes: shown, savingCurve, stop } = chooseForWorkload(results, budget, { fixed: indexes });
   // An index the trials see no saving in: what the plans say it saves, and which queries.
