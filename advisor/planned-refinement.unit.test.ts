@@ -17,12 +17,9 @@ const planned = async (set: string[]) => {
 };
 
 describe('the planned refinement within a byte budget', () => {
+  const swappable = new Map(Object.entries({ a: 100, b: 50, c: 50 }));
   it('fills the room left with an index that only pays beside one already chosen', async () => {
-    const pool = new Map([
-      ['fact', 80],
-      ['dim', 2],
-      ['x', 5],
-    ]);
+    const pool = new Map(Object.entries({ fact: 80, dim: 2, x: 5 }));
     const { indexes } = await refineByPlans(['fact'], { pool, maxBytes: 90, cost: planned });
     expect(indexes).toEqual(['fact', 'dim', 'x']);
     expect(await planned(indexes)).toBe(39);
@@ -30,22 +27,12 @@ describe('the planned refinement within a byte budget', () => {
   });
 
   it('swaps a chosen index for two that save more together, in the room it frees', async () => {
-    const pool = new Map([
-      ['a', 100],
-      ['b', 50],
-      ['c', 50],
-    ]);
-    const { indexes } = await refineByPlans(['a'], { pool, maxBytes: 100, cost: planned });
+    const { indexes } = await refineByPlans(['a'], { pool: swappable, maxBytes: 100, cost: planned });
     expect(indexes.sort()).toEqual(['b', 'c']);
   });
 
   it('keeps within its bound of planned costs, and never ends costlier than it started', async () => {
-    const pool = new Map([
-      ['a', 100],
-      ['b', 50],
-      ['c', 50],
-    ]);
-    const { indexes, evaluations } = await refineByPlans(['a'], { pool, maxBytes: 100, cost: planned, maxEvaluations: 2 });
+    const { indexes, evaluations } = await refineByPlans(['a'], { pool: swappable, maxBytes: 100, cost: planned, maxEvaluations: 2 });
     expect(evaluations).toBe(2);
     expect(indexes).toEqual(['a']);
   });
