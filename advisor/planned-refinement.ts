@@ -4,15 +4,18 @@
 // dimension that makes a join into the fact table's index pay, say. From that choice, within its
 // byte budget, in the shadow:
 // - fill: add the index that lowers the workload's planned cost most per byte among those that
-//   still fit, again until none does;
-// - swap: each chosen index in turn, largest first, dropped and the room it frees filled the same
-//   way without it; kept when the workload's planned cost falls, and the swaps start over from there.
+//   still fit, again until none does. Lazily, as CELF does: an index whose saving per byte at an
+//   earlier step was below the best of this step is not planned again (a saving seldom grows as
+//   indexes are added);
+// - swap: each chosen index in turn, the one saving least per byte first, dropped and the room it
+//   frees filled the same way without it; kept when the workload's planned cost falls, and the
+//   swaps start over from there.
 // Bounded: at most MAX_EVALUATIONS workload costs asked; each plans only the queries that read a
 // table whose indexes changed (planned-cost.ts), and when the bound is reached the best set found
 // so far is kept.
 
 /** Workload costs the refinement asks for at most. */
-export const MAX_EVALUATIONS = 400;
+export const MAX_EVALUATIONS = 1000;
 
 export interface PlannedSearch {
   /** What may be added: CREATE INDEX statement → the bytes it spends of the budget. */
@@ -42,14 +45,18 @@ export async function refineByPlans(start: string[], search: PlannedSearch): Pro
   // The per-byte greedy from `from`, planned; `without` is never added.
   const fill = async (from: Found, without?: string): Promise<Found> => {
     let { set, cost } = from;
+    // Each index's saving per byte when last planned: an upper bound of what it saves now.
+    const bound = new Map<string, number>();
+    const boundOf = (index: string) => bound.get(index) ?? Number.MAX_VALUE;
     while (set.length < (search.maxIndexes ?? Infinity)) {
       const room = search.maxBytes - bytesOf(set);
+      const open = [...search.pool].filter(([index, bytes]) => index !== without && bytes <= room && !set.includes(index));
       let best: { index: string; cost: number; ratio: number } | undefined;
-      for (const [index, bytes] of search.pool) {
-        if (evaluations >= limit) break;
-        if (index === without || bytes > room || set.includes(index)) continue;
+      for (const [index, bytes] of open.sort(([a], [b]) => boundOf(b) - boundOf(a))) {
+        if (evaluations >= limit || (best && boundOf(index) <= best.ratio)) break;
         const c = await costOf([...set, index]);
         const ratio = (cost - c) / Math.max(bytes, 1);
+        bound.set(index, ratio);
         if (c < cost * (1 - 1e-9) && (!best || ratio > best.ratio)) best = { index, cost: c, ratio };
       }
       if (!best) return { set, cost };
@@ -62,10 +69,13 @@ export async function refineByPlans(start: string[], search: PlannedSearch): Pro
   let found = await fill({ set: start, cost: await costOf(start) });
   for (let improved = true; improved && evaluations < limit; ) {
     improved = false;
-    for (const drop of [...found.set].sort((a, b) => bytesOf([b]) - bytesOf([a]))) {
+    const without = new Map<string, number>();
+    for (const index of found.set) if (evaluations < limit) without.set(index, await costOf(found.set.filter((s) => s !== index)));
+    const perByte = (index: string) => ((without.get(index) ?? Infinity) - found.cost) / Math.max(bytesOf([index]), 1);
+    for (const drop of [...without.keys()].sort((a, b) => perByte(a) - perByte(b))) {
       if (evaluations >= limit) break;
       const rest = found.set.filter((s) => s !== drop);
-      const next = await fill({ set: rest, cost: await costOf(rest) }, drop);
+      const next = await fill({ set: rest, cost: without.get(drop)! }, drop);
       if (next.cost < found.cost * (1 - 1e-9)) {
         found = next;
         improved = true;
