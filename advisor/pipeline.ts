@@ -99,7 +99,9 @@ export async function planSnapshot(whole: SourceSnapshot, queries: QueryInput[],
     // The tables a query concerns: those its plan reads and those of its candidates.
     const tables = results.map((r, i) => (r.plan ? new Set([...r.tablesUsed, ...prepared[i]!.candidates.map((c) => `${c.schema}.${c.table}`)]) : null));
     const plannedWorkload = plannedCost(tables, queries.map((q) => q.calls ?? 1), cost);
-    const workloadCost = (statements: string[]) => plannedWorkload.perQuery(statements.flatMap((s) => byStatement.get(s) ?? []));
+    const workloadCost = Object.assign((statements: string[]) => plannedWorkload.perQuery(statements.flatMap((s) => byStatement.get(s) ?? [])), {
+      plans: plannedWorkload.plans,
+    });
     const choice = await chooseVerified(results, opts.budget ?? {}, workloadCost);
     progress({ phase: 'done', done: queries.length, total: queries.length });
     const planned = withStatisticsWarnings(snapshot, results);

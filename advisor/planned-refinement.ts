@@ -10,12 +10,14 @@
 // - swap: each chosen index in turn, the one saving least per byte first, dropped and the room it
 //   frees filled the same way without it; kept when the workload's planned cost falls, and the
 //   swaps start over from there.
-// Bounded: at most MAX_EVALUATIONS workload costs asked; each plans only the queries that read a
-// table whose indexes changed (planned-cost.ts), and when the bound is reached the best set found
-// so far is kept.
+// Bounded: at most MAX_EVALUATIONS workload costs asked and MAX_PLANS plans (each workload cost plans
+// only the queries that read a table whose indexes changed, planned-cost.ts); when a bound is
+// reached the best set found so far is kept.
 
 /** Workload costs the refinement asks for at most. */
 export const MAX_EVALUATIONS = 1000;
+/** Plans the refinement asks of the shadow at most, whatever the number of queries. */
+export const MAX_PLANS = 5000;
 
 export interface PlannedSearch {
   /** What may be added: CREATE INDEX statement → the bytes it spends of the budget. */
@@ -25,6 +27,8 @@ export interface PlannedSearch {
   maxIndexes?: number;
   /** The workload's planned cost with exactly these indexes. */
   cost: (statements: string[]) => Promise<number>;
+  /** Plans asked of the shadow so far, when the cost counts them. */
+  plans?: () => number;
   maxEvaluations?: number;
 }
 
@@ -35,8 +39,11 @@ interface Found {
 
 /** The set reached from `start` (which fits the budget): never costlier, as planned, than `start`. */
 export async function refineByPlans(start: string[], search: PlannedSearch): Promise<{ indexes: string[]; evaluations: number }> {
-  const limit = search.maxEvaluations ?? MAX_EVALUATIONS;
+  const plansAt = search.plans?.() ?? 0;
+  const spent = () => (search.plans?.() ?? 0) - plansAt >= MAX_PLANS;
   let evaluations = 0;
+  const maxEvaluations = search.maxEvaluations ?? MAX_EVALUATIONS;
+  const reached = () => evaluations >= maxEvaluations || spent();
   const costOf = (set: string[]) => {
     evaluations++;
     return search.cost(set);
@@ -53,7 +60,7 @@ export async function refineByPlans(start: string[], search: PlannedSearch): Pro
       const open = [...search.pool].filter(([index, bytes]) => index !== without && bytes <= room && !set.includes(index));
       let best: { index: string; cost: number; ratio: number } | undefined;
       for (const [index, bytes] of open.sort(([a], [b]) => boundOf(b) - boundOf(a))) {
-        if (evaluations >= limit || (best && boundOf(index) <= best.ratio)) break;
+        if (reached() || (best && boundOf(index) <= best.ratio)) break;
         const c = await costOf([...set, index]);
         const ratio = (cost - c) / Math.max(bytes, 1);
         bound.set(index, ratio);
@@ -67,13 +74,13 @@ export async function refineByPlans(start: string[], search: PlannedSearch): Pro
   };
 
   let found = await fill({ set: start, cost: await costOf(start) });
-  for (let improved = true; improved && evaluations < limit; ) {
+  for (let improved = true; improved && !reached(); ) {
     improved = false;
     const without = new Map<string, number>();
-    for (const index of found.set) if (evaluations < limit) without.set(index, await costOf(found.set.filter((s) => s !== index)));
+    for (const index of found.set) if (!reached()) without.set(index, await costOf(found.set.filter((s) => s !== index)));
     const perByte = (index: string) => ((without.get(index) ?? Infinity) - found.cost) / Math.max(bytesOf([index]), 1);
     for (const drop of [...without.keys()].sort((a, b) => perByte(a) - perByte(b))) {
-      if (evaluations >= limit) break;
+      if (reached()) break;
       const rest = found.set.filter((s) => s !== drop);
       const next = await fill({ set: rest, cost: without.get(drop)! }, drop);
       if (next.cost < found.cost * (1 - 1e-9)) {

@@ -180,9 +180,13 @@ export function chooseIndexes(results: PlannedQuery[], budget: WorkloadBudget = 
  * two indexes do together that no query's trials tried; the refinement from the trials trusts that
  * estimate further, so it can lose to the plain choice, and the planned one finds what it misses.
  * `workloadCost` is each query's planned cost × calls (in the order of `results`) with these CREATE
- * INDEX statements' candidates.
+ * INDEX statements' candidates, with the count of plans it has asked when it keeps one.
  */
-export async function chooseVerified(results: PlannedQuery[], budget: WorkloadBudget, workloadCost: (statements: string[]) => Promise<number[]>): Promise<ShownChoice> {
+export async function chooseVerified(
+  results: PlannedQuery[],
+  budget: WorkloadBudget,
+  workloadCost: ((statements: string[]) => Promise<number[]>) & { plans?: () => number },
+): Promise<ShownChoice> {
   const refined = chooseIndexes(results, budget);
   if (budget.maxBytes === undefined) return refined;
   const plain = chooseIndexes(results, budget, { refine: false });
@@ -192,7 +196,7 @@ export async function chooseVerified(results: PlannedQuery[], budget: WorkloadBu
   const kept = same || (await total(statements(refined))) <= (await total(statements(plain))) ? refined : plain;
   const pool = new Map<string, number>();
   for (const q of results) for (const r of [...q.recommendations, ...(q.alternatives ?? [])]) pool.set(r.createIndex, budgetBytesOf(r));
-  const { indexes } = await refineByPlans(statements(kept), { pool, maxBytes: budget.maxBytes, maxIndexes: budget.maxIndexes, cost: total });
+  const { indexes } = await refineByPlans(statements(kept), { pool, maxBytes: budget.maxBytes, maxIndexes: budget.maxIndexes, cost: total, plans: workloadCost.plans });
   if ([...indexes].sort().join('\n') === [...statements(kept)].sort().join('\n')) return kept;
   const { indexes: shown, savingCurve, stop } = chooseForWorkload(results, budget, { fixed: indexes });
   // An index the trials see no saving in: what the plans say it saves, and which queries.

@@ -83,7 +83,7 @@ async function compare(
     // Each selection on a what-if cache of its own: its time includes every plan it asks for.
     const oursPlans = whatIfCost(w, calls);
     let t = performance.now();
-    const ours = asLive((await chooseVerified(w.results, { maxBytes }, (statements) => oursPlans.perQuery(asLive(statements)))).indexes.map((i) => i.createIndex));
+    const ours = asLive((await chooseVerified(w.results, { maxBytes }, Object.assign((statements: string[]) => oursPlans.perQuery(asLive(statements)), { plans: oursPlans.plans }))).indexes.map((i) => i.createIndex));
     const oursMs = performance.now() - t;
     const oursCost = (await shared(ours)) / base;
     const fresh = whatIfCost(w, calls);
