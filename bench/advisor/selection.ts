@@ -112,7 +112,7 @@ async function compare(
   print(`### ${label}: the advisor's choice vs Extend, same what-if cost`);
   print();
   print(
-    `Data: ${mb(dataBytes)}. ${w.results.length} queries; ${w.live.length} candidates built in the shadow. Relative cost: the workload's what-if cost (Σ cost × calls) with the chosen indexes over that with none (${base.toExponential(3)}). Regret: the advisor's relative cost minus Extend's, in points (negative: the advisor is ahead). The advisor's time is its choice from the queries' trials, with the plans that verify it (recommend.ts, chooseVerified); planning those trials took ${ms(analysisMs)} for the whole analysis, once for every budget.`,
+    `Data: ${mb(dataBytes)}. ${w.results.length} queries; ${w.live.length} candidates built in the shadow. Relative cost: the workload's what-if cost (Σ cost × calls) with the chosen indexes over that with none (${base.toExponential(3)}). Regret: the advisor's relative cost minus Extend's, in points (negative: the advisor is ahead). The advisor's time is its choice from the queries' trials with the plans that verify and refine it (recommend.ts chooseVerified, planned-refinement.ts); planning those trials took ${ms(analysisMs)} for the whole analysis, once for every budget.`,
   );
   print();
   table(['budget', 'bytes', 'advisor: indexes / size', 'advisor cost', 'Extend: indexes / size', 'Extend cost', 'regret (points)', 'advisor time', 'Extend time'], rows);
