@@ -153,7 +153,9 @@ async function differences(
   sets: { ours: LiveCandidate[]; theirs: LiveCandidate[] },
   bytesOf: (c: LiveCandidate) => number,
 ): Promise<string[]> {
-  const name = (c: LiveCandidate) => `${candidateTarget(c)} (${mb(bytesOf(c))})`;
+  // Marked †: an index no query's trials tried, which the advisor's choice cannot pick.
+  const tried = new Set(w.results.flatMap((r) => [...r.recommendations, ...(r.alternatives ?? [])].map((x) => x.createIndex)));
+  const name = (c: LiveCandidate) => `${candidateTarget(c)} (${mb(bytesOf(c))})${tried.has(`CREATE INDEX ON ${candidateTarget(c)}`) ? '' : ' †'}`;
   const none = await cost.perQuery([]);
   const ours = await cost.perQuery(sets.ours);
   const theirs = await cost.perQuery(sets.theirs);
