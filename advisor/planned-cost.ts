@@ -18,7 +18,11 @@ export interface PlannedCost {
  * `tables[i]`: the tables (schema.table) query i concerns, null when it is not planned; `cost(i,
  * indexes)`: its cost planned with exactly these candidates.
  */
-export function plannedCost(tables: (ReadonlySet<string> | null)[], calls: number[], cost: (query: number, indexes: LiveCandidate[]) => Promise<number>): PlannedCost {
+export function plannedCost(
+  tables: (ReadonlySet<string> | null)[],
+  calls: number[],
+  cost: (query: number, indexes: LiveCandidate[]) => Promise<number>,
+): PlannedCost {
   const cache = new Map<string, number>();
   const perQuery = async (indexes: LiveCandidate[]) => {
     const costs: number[] = [];

@@ -74,7 +74,7 @@ export async function refineByPlans(start: string[], search: PlannedSearch): Pro
   };
 
   let found = await fill({ set: start, cost: await costOf(start) });
-  for (let improved = true; improved && !reached(); ) {
+  for (let improved = true; improved && !reached();) {
     improved = false;
     const without = new Map<string, number>();
     for (const index of found.set) if (!reached()) without.set(index, await costOf(found.set.filter((s) => s !== index)));
