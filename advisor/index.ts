@@ -16,6 +16,7 @@ export type { CandidateOptions, IndexCandidate } from './candidates.js';
 export type { LiveCandidate } from './live-candidates.js';
 export type { QueryInput } from './recommend.js';
 export { chooseIndexes, chooseVerified, rankIndexes } from './recommend.js';
+export { plannedCost, type PlannedCost } from './planned-cost.js';
 export { applyRunSchema, type AppliedRunSchema } from './run-schema.js';
 export type { Snapshot, ReadSnapshotOptions, SnapshotScope } from '../snapshot/types.js';
 // Reads schema, sizes and statistics from production, read-only, through the gateway (one

@@ -8,6 +8,7 @@ import { tableMapOf } from './table-map.js';
 import { btreeHeights, descentCost } from './descent.js';
 import type { LiveCandidate } from './live-candidates.js';
 import { planObjectsReader } from './plan-objects.js';
+import { plannedCost } from './planned-cost.js';
 import { chooseVerified, costWith, recommendFor, unplanned, type QueryInput } from './recommend.js';
 import { claimKept, type KeptShadow } from './kept-shadows.js';
 import { queryRefs, subsetSnapshot } from './scope.js';
@@ -95,12 +96,12 @@ export async function planSnapshot(whole: Snapshot, queries: QueryInput[], opts:
     const cost = async (i: number, indexes: LiveCandidate[]) => costOf(await explain(session, queries[i]!.query, indexes.flatMap((c) => c.oids)));
     if (opts.whatIf) await opts.whatIf.run({ live: [...shadow.live.values()], candidatesOf: prepared.map((p) => p.candidates), cost, results });
     const byStatement = new Map([...shadow.live.values()].map((c) => [`CREATE INDEX ON ${candidateTarget(c)}`, c]));
-    const workloadCost = async (statements: string[]) => {
-      const indexes = statements.flatMap((s) => byStatement.get(s) ?? []);
-      let total = 0;
-      for (const [i, r] of results.entries()) if (r.plan) total += (await cost(i, indexes)) * (queries[i]!.calls ?? 1);
-      return total;
-    };
+    // The tables a query concerns: those its plan reads and those of its candidates.
+    const tables = results.map((r, i) => (r.plan ? new Set([...r.tablesUsed, ...prepared[i]!.candidates.map((c) => `${c.schema}.${c.table}`)]) : null));
+    const plannedWorkload = plannedCost(tables, queries.map((q) => q.calls ?? 1), cost);
+    const workloadCost = Object.assign((statements: string[]) => plannedWorkload.perQuery(statements.flatMap((s) => byStatement.get(s) ?? [])), {
+      plans: plannedWorkload.plans,
+    });
     const choice = await chooseVerified(results, opts.budget ?? {}, workloadCost);
     progress({ phase: 'done', done: queries.length, total: queries.length });
     const planned = withQueryStatisticsWarnings(snapshot, results);

@@ -6,7 +6,8 @@ import { RECOMMENDED_INDEX_PREFIX, indexesUsed, planShape, type PlanNode } from 
 import { candidateTarget } from './candidates.js';
 import type { LiveCandidate } from './live-candidates.js';
 import { explain } from '../shadow/explain.js';
-import { chooseForWorkload, type WorkloadChoice } from './workload.js';
+import { budgetBytesOf, chooseForWorkload, type WorkloadChoice } from './workload.js';
+import { refineByPlans } from './planned-refinement.js';
 import type { ShadowSession } from '../shadow/session.js';
 
 export interface QueryInput {
@@ -101,11 +102,10 @@ export async function recommendFor(
       if ([...c.names].some((n) => used.has(n))) tried.push({ c, plan, cost: costOf(plan) });
     }
     const before = costOf(current);
-    // The first round tries each candidate alone: every one that helps enough is an alternative
-    // the workload's choice (workload.ts) may prefer, e.g. one that also serves other queries.
-    if (round === 0) {
-      result.alternatives = tried.map((t) => recommendation(t.c, before, t.cost)).filter((r) => r.savedPct >= limits.minSavedPct);
-    }
+    // The first round tries each candidate alone: every one that lowers the cost is an alternative
+    // the workload's choice (workload.ts) may prefer, e.g. one that also serves other queries. Those
+    // that save less than minSavedPct only fill the room a byte budget leaves.
+    if (round === 0) result.alternatives = tried.filter((t) => t.cost < before).map((t) => recommendation(t.c, before, t.cost));
     const pick = cheapest(tried);
     if (!pick) break;
     const rec = recommendation(pick.c, before, pick.cost);
@@ -175,17 +175,37 @@ export function chooseIndexes(results: PlannedQuery[], budget: WorkloadBudget = 
 
 /**
  * Within a byte budget, where the shadow is at hand: the plain greedy choice and the refined one
- * both planned with their indexes, and the one the planner finds cheaper kept. The choice's own
- * estimate adds up each query's trials, which miss what two indexes do together that no query's
- * trials tried; the refinement trusts that estimate further, so it can lose to the plain choice.
- * Costs `2 x queries` plans at most. `workloadCost` is the workload's cost (Σ cost x calls) with
- * these CREATE INDEX statements' candidates.
+ * both planned with their indexes, the one the planner finds cheaper kept, then refined by planning
+ * (planned-refinement.ts). The choice's own estimate adds up each query's trials, which miss what
+ * two indexes do together that no query's trials tried; the refinement from the trials trusts that
+ * estimate further, so it can lose to the plain choice, and the planned one finds what it misses.
+ * `workloadCost` is each query's planned cost × calls (in the order of `results`) with these CREATE
+ * INDEX statements' candidates, with the count of plans it has asked when it keeps one.
  */
-export async function chooseVerified(results: PlannedQuery[], budget: WorkloadBudget, workloadCost: (statements: string[]) => Promise<number>): Promise<ShownChoice> {
+export async function chooseVerified(
+  results: PlannedQuery[],
+  budget: WorkloadBudget,
+  workloadCost: ((statements: string[]) => Promise<number[]>) & { plans?: () => number },
+): Promise<ShownChoice> {
   const refined = chooseIndexes(results, budget);
   if (budget.maxBytes === undefined) return refined;
   const plain = chooseIndexes(results, budget, { refine: false });
   const statements = (c: ShownChoice) => c.indexes.map((i) => i.createIndex);
-  if (statements(plain).join('\n') === statements(refined).join('\n')) return refined;
-  return (await workloadCost(statements(plain))) <= (await workloadCost(statements(refined))) ? plain : refined;
+  const total = async (set: string[]) => (await workloadCost(set)).reduce((n, c) => n + c, 0);
+  const same = statements(plain).join('\n') === statements(refined).join('\n');
+  const kept = same || (await total(statements(refined))) <= (await total(statements(plain))) ? refined : plain;
+  const pool = new Map<string, number>();
+  for (const q of results) for (const r of [...q.recommendations, ...(q.alternatives ?? [])]) pool.set(r.createIndex, budgetBytesOf(r));
+  const { indexes } = await refineByPlans(statements(kept), { pool, maxBytes: budget.maxBytes, maxIndexes: budget.maxIndexes, cost: total, plans: workloadCost.plans });
+  if ([...indexes].sort().join('\n') === [...statements(kept)].sort().join('\n')) return kept;
+  const { indexes: shown, savingCurve, stop } = chooseForWorkload(results, budget, { fixed: indexes });
+  // An index the trials see no saving in: what the plans say it saves, and which queries.
+  const after = await workloadCost(indexes);
+  for (const index of shown.filter((i) => i.queries.length === 0)) {
+    const before = await workloadCost(indexes.filter((s) => s !== index.createIndex));
+    const helped = results.flatMap((q, i) => (before[i]! > after[i]! ? [q.hash] : []));
+    index.totalSaved = before.reduce((n, c, i) => n + c - after[i]!, 0);
+    index.queries = helped;
+  }
+  return { indexes: shown.sort((a, b) => b.totalSaved - a.totalSaved), savingCurve, stopReason: stop };
 }

@@ -76,6 +76,8 @@ interface Option {
   indexes: string[];
   parts: number[];
   saved: number;
+  /** It saves the query less than the smallest share that counts: only for the room a byte budget leaves. */
+  minor: boolean;
 }
 
 interface QueryOptions {
@@ -95,25 +97,34 @@ export interface WorkloadChoice {
   stop: ChoiceStop;
 }
 
-function optionsOf(q: PlannedQuery): QueryOptions | undefined {
+/** A query's ways to lower its cost; `withMinor`: also the single indexes that save it less than `minSavedPct`. */
+function optionsOf(q: PlannedQuery, minSavedPct: number, withMinor: boolean): QueryOptions | undefined {
   const recs = q.recommendations;
-  const singles = q.alternatives?.length ? q.alternatives : recs.slice(0, 1);
+  const minor = (r: Recommendation) => r.costBefore - r.costAfter < (r.costBefore * minSavedPct) / 100;
+  const alternatives = (q.alternatives ?? []).filter((r) => withMinor || !minor(r));
+  const singles = alternatives.length ? alternatives : recs.slice(0, 1);
   if (singles.length === 0) return undefined;
   const first = recs[0] ?? singles[0]!;
   const calls = first.costBefore > first.costAfter ? first.totalSaved / (first.costBefore - first.costAfter) : 1;
-  const options: Option[] = singles.map((r) => ({ indexes: [r.createIndex], parts: [r.totalSaved], saved: r.totalSaved }));
+  const options: Option[] = singles.map((r) => ({ indexes: [r.createIndex], parts: [r.totalSaved], saved: r.totalSaved, minor: minor(r) }));
   // The query's own chain: its second index saves on top of its first.
   for (let k = 2; k <= recs.length; k++) {
     const chain = recs.slice(0, k);
-    options.push({ indexes: chain.map((r) => r.createIndex), parts: chain.map((r) => r.totalSaved), saved: chain.reduce((s, r) => s + r.totalSaved, 0) });
+    const saved = chain.reduce((s, r) => s + r.totalSaved, 0);
+    options.push({ indexes: chain.map((r) => r.createIndex), parts: chain.map((r) => r.totalSaved), saved, minor: false });
   }
   return { hash: q.hash, options, cost: first.costBefore * calls };
 }
 
-/** The option a query would use with these indexes (and `plus`, tried beside them): the one saving most among those fully built. */
-function bestOption(q: QueryOptions, chosen: ReadonlySet<string>, plus?: string): Option | undefined {
+/**
+ * The option a query would use with these indexes (and `plus`, tried beside them): the one saving
+ * most among those fully built; minor ones only `withMinor`.
+ */
+function bestOption(q: QueryOptions, chosen: ReadonlySet<string>, plus?: string, withMinor = false): Option | undefined {
   let best: Option | undefined;
-  for (const o of q.options) if (o.indexes.every((i) => i === plus || chosen.has(i)) && (!best || o.saved > best.saved)) best = o;
+  for (const o of q.options) {
+    if ((withMinor || !o.minor) && o.indexes.every((i) => i === plus || chosen.has(i)) && (!best || o.saved > best.saved)) best = o;
+  }
   return best;
 }
 
@@ -123,13 +134,14 @@ const bytesOf = (r: Recommendation) => r.estimatedBytes ?? r.estimatedPages * 81
  * (docs/index-sizes.md), on either side: it is counted 5% larger, so that a choice within the
  * budget stays within it once built. An uncertain one is an upper bound already.
  */
-const budgetBytesOf = (r: Recommendation) => bytesOf(r) * (r.sizeUncertain ? 1 : 1.05);
+export const budgetBytesOf = (r: Recommendation) => bytesOf(r) * (r.sizeUncertain ? 1 : 1.05);
 
-/** Where a greedy pass starts: from these indexes, among those allowed, by saving per byte or by saving. */
+/** Where a greedy pass starts: from these indexes, among those allowed, by saving per byte or by saving; minor options counted or not. */
 interface GreedyFrom {
   start?: string[];
   allowed?: ReadonlySet<string>;
   byBytes?: boolean;
+  withMinor?: boolean;
 }
 
 /** Improving rounds of the refinement at most: each is one greedy pass per chosen index and measure. */
@@ -191,7 +203,8 @@ function greedySteps(queries: QueryOptions[], meta: Map<string, Recommendation>,
     for (const i of new Set(q.options.flatMap((o) => o.indexes))) if (!from.allowed || from.allowed.has(i)) queriesOf.set(i, [...(queriesOf.get(i) ?? []), q]);
   }
   const chosen = new Set<string>(from.start);
-  const value = new Map(queries.map((q) => [q.hash, bestOption(q, chosen)?.saved ?? 0]));
+  const withMinor = from.withMinor ?? false;
+  const value = new Map(queries.map((q) => [q.hash, bestOption(q, chosen, undefined, withMinor)?.saved ?? 0]));
   const base = queries.reduce((n, q) => n + q.cost, 0);
   const steps: Step[] = [];
   let spent = [...chosen].reduce((n, i) => n + budgetBytesOf(meta.get(i)!), 0);
@@ -212,7 +225,7 @@ function greedySteps(queries: QueryOptions[], meta: Map<string, Recommendation>,
       for (const q of qs) {
         // It counts when it saves minSavedPct of the query's cost, or completes the query's own pair
         // (whose second index was judged on the cost left by the first, as recommend.ts does).
-        const option = bestOption(q, chosen, index);
+        const option = bestOption(q, chosen, index, withMinor);
         const d = (option?.saved ?? 0) - value.get(q.hash)!;
         if (d > 0 && (d >= (q.cost * minSavedPct) / 100 || option!.indexes.length > 1)) {
           gain += d;
@@ -235,33 +248,49 @@ function greedySteps(queries: QueryOptions[], meta: Map<string, Recommendation>,
     }
     chosen.add(best.index);
     spent += budgetBytesOf(meta.get(best.index)!);
-    for (const q of queriesOf.get(best.index)!) value.set(q.hash, Math.max(value.get(q.hash)!, bestOption(q, chosen)?.saved ?? 0));
+    for (const q of queriesOf.get(best.index)!) value.set(q.hash, Math.max(value.get(q.hash)!, bestOption(q, chosen, undefined, withMinor)?.saved ?? 0));
     steps.push({ index: best.index, bytes: best.bytes, cost: base - [...value.values()].reduce((n, v) => n + v, 0) });
   }
   return { base, steps, blocked };
 }
 
 /**
- * The indexes for the whole workload. Within a budget: the greedy choice until it is spent (refined
- * within bytes unless `refine` is false). With none: the greedy choice up to the knee of its saving
- * curve (knee.ts), unless `knee` is false.
+ * The room a byte budget leaves after `chosen`, filled by saving per byte with indexes that save
+ * less than the share that counts: too little to recommend on their own, but the budget says their
+ * storage is there to spend, and each still lowers the workload's cost.
+ */
+function withRoomFilled(queries: QueryOptions[], meta: Map<string, Recommendation>, budget: WorkloadBudget, chosen: string[]): string[] {
+  return [...chosen, ...greedySteps(queries, meta, budget, 0, { start: chosen, byBytes: true, withMinor: true }).steps.map((s) => s.index)];
+}
+
+/**
+ * The indexes for the whole workload. Within a budget: the greedy choice until it is spent (within
+ * bytes: refined unless `refine` is false, then the room left filled unless `fill` is false). With
+ * none: the greedy choice up to the knee of its saving curve (knee.ts), unless `knee` is false.
+ * `fixed`: these indexes (a byte budget's, found by planning), shown as the others are; one the
+ * trials see no saving in comes last on the curve, with no query of its own.
  */
 export function chooseForWorkload(
   results: PlannedQuery[],
   budget: WorkloadBudget = {},
-  options: { minSavedPct?: number; knee?: boolean; refine?: boolean } = {},
+  options: { minSavedPct?: number; knee?: boolean; refine?: boolean; fill?: boolean; fixed?: string[] } = {},
 ): WorkloadChoice {
-  const queries = results.map(optionsOf).filter((q): q is QueryOptions => !!q);
+  const minSavedPct = options.minSavedPct ?? DEFAULT_MIN_SAVED_PCT;
+  const withMinor = budget.maxBytes !== undefined && options.fill !== false;
+  const queries = results.map((q) => optionsOf(q, minSavedPct, withMinor)).filter((q): q is QueryOptions => !!q);
   const meta = new Map<string, Recommendation>();
   for (const q of results) for (const r of [...q.recommendations, ...(q.alternatives ?? [])]) if (!meta.has(r.createIndex)) meta.set(r.createIndex, r);
-  const minSavedPct = options.minSavedPct ?? DEFAULT_MIN_SAVED_PCT;
   const greedy = greedySteps(queries, meta, budget, minSavedPct);
   const { base, blocked } = greedy;
   let steps = greedy.steps;
-  if (budget.maxBytes !== undefined && options.refine !== false) {
-    // The refined set, in the order a per-byte greedy pass over it takes it: the curve's steps.
-    const refined = new Set(refinedWithinBytes(queries, meta, budget, minSavedPct));
-    steps = greedySteps(queries, meta, budget, 0, { allowed: refined }).steps;
+  if (budget.maxBytes !== undefined && (options.refine !== false || withMinor || options.fixed)) {
+    let chosen = options.refine === false ? steps.map((s) => s.index) : refinedWithinBytes(queries, meta, budget, minSavedPct);
+    if (withMinor) chosen = withRoomFilled(queries, meta, budget, chosen);
+    chosen = options.fixed ?? chosen;
+    // The chosen set, in the order a per-byte greedy pass over it takes it: the curve's steps.
+    steps = greedySteps(queries, meta, budget, 0, { allowed: new Set(chosen), withMinor }).steps;
+    const unseen = chosen.filter((i) => meta.has(i) && !steps.some((s) => s.index === i));
+    steps = [...steps, ...unseen.map((index) => ({ index, bytes: bytesOf(meta.get(index)!), cost: steps.at(-1)?.cost ?? base }))];
   }
   const savingCurve = curveOf(base, steps);
   const budgeted = budget.maxIndexes !== undefined || budget.maxBytes !== undefined;
@@ -271,7 +300,7 @@ export function chooseForWorkload(
   // Each query's saving goes to the indexes of the option it would use.
   const saved = new Map<string, { total: number; queries: string[] }>([...chosen].map((i) => [i, { total: 0, queries: [] }]));
   for (const q of queries) {
-    const o = bestOption(q, chosen);
+    const o = bestOption(q, chosen, undefined, withMinor);
     if (!o) continue;
     o.indexes.forEach((i, k) => {
       const s = saved.get(i)!;
@@ -281,7 +310,7 @@ export function chooseForWorkload(
   }
   const indexes: IndexRecommendation[] = [];
   for (const [index, s] of saved) {
-    if (s.queries.length === 0) continue;
+    if (s.queries.length === 0 && !options.fixed?.includes(index)) continue;
     const { costBefore: _b, costAfter: _a, savedPct: _p, ...rest } = meta.get(index)!;
     indexes.push({ ...rest, totalSaved: s.total, queries: s.queries });
   }

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlannedQuery, Recommendation } from '../shared/analysis.js';
 import type { IndexCandidate } from './candidates.js';
+import { chooseVerified } from './recommend.js';
 import { chooseForWorkload, withSharedCandidates } from './workload.js';
 
 const rec = (columns: string[], costBefore: number, costAfter: number, calls: number, pages = 100): Recommendation => ({
@@ -75,6 +76,42 @@ describe('indexes chosen for the whole workload', () => {
     const bound = (r: Recommendation) => ({ ...r, sizeUncertain: 'an expression without statistics' });
     const [yb, zb] = [bound(y), bound(z)];
     expect(chooseForWorkload([query('qy', [yb], [yb]), query('qz', [zb], [zb])], budget).indexes).toHaveLength(2);
+  });
+
+  it('fills the room a byte budget leaves with indexes saving a query less than 5%, by saving per byte', () => {
+    // (big) saves 60% of q1 but does not fit; (d1) and (d2) save q2 and q3 3% each and fit together
+    const big = rec(['big'], 1000, 400, 10, 500);
+    const d1 = rec(['d1'], 1000, 970, 10, 10);
+    const d2 = rec(['d2'], 1000, 970, 10, 10);
+    const wide = rec(['wide'], 1000, 960, 10, 30);
+    const results = [query('q1', [big], [big]), query('q2', [], [d1, wide]), query('q3', [], [d2, wide])];
+    const budget = { maxBytes: 25 * 8192 };
+    expect(chooseForWorkload(results, budget, { fill: false }).indexes).toEqual([]);
+    const { indexes, savingCurve } = chooseForWorkload(results, budget);
+    expect(indexes.map((i) => i.columns)).toEqual([['d1'], ['d2']]);
+    expect(savingCurve.at(-1)!.cost).toBe(savingCurve[0]!.cost - d1.totalSaved - d2.totalSaved);
+    // Without a byte budget they are not worth recommending
+    expect(chooseForWorkload(results, {}, { knee: false }).indexes.map((i) => i.columns)).toEqual([['big']]);
+  });
+
+  it('adds, within a byte budget, what the planner says an index saves beside another, which no trial tried', async () => {
+    const fact = rec(['fact'], 1000, 400, 10, 80);
+    const dim = rec(['dim'], 1000, 970, 10, 2);
+    const factForQ3 = rec(['fact'], 1000, 500, 10, 80);
+    // q2 is served only by (fact) and (dim) together: a join its trials of one index never saw
+    const results = [query('q1', [fact], [fact]), query('q2', [], []), query('q3', [factForQ3], [factForQ3, dim])];
+    const planned = async (statements: string[]) => {
+      const has = (r: Recommendation) => statements.includes(r.createIndex);
+      return [has(fact) ? 4000 : 10_000, has(fact) && has(dim) ? 5000 : 10_000, has(fact) ? 5000 : has(dim) ? 9700 : 10_000];
+    };
+    const budget = { maxBytes: 90 * 8192 };
+    expect(chooseForWorkload(results, budget).indexes.map((i) => i.columns)).toEqual([['fact']]);
+    const { indexes, stopReason } = await chooseVerified(results, budget, planned);
+    expect(indexes.map((i) => [i.columns, i.queries, i.totalSaved])).toEqual([
+      [['fact'], ['q1', 'q3'], 11_000],
+      [['dim'], ['q2'], 5000],
+    ]);
+    expect(stopReason.indexes).toBe(2);
   });
 
   it("counts a query's own pair of indexes together", () => {

@@ -110,7 +110,7 @@ export const plannedQuerySchema = z.object({
   alternatives: z
     .array(recommendationSchema)
     .optional()
-    .meta({ description: "Every index that alone would lower the query's cost enough, each against the plan as it is: what the workload's choice picks among" }),
+    .meta({ description: "Every index that alone would lower the query's cost, each against the plan as it is: what the workload's choice picks among (those saving less than the smallest share that counts only to fill the room of a byte budget)" }),
   error: z.string().nullable(),
   indexesUsed: z
     .array(z.string())

@@ -1,6 +1,8 @@
-// npm run bench:selection [-- --scale 0.05] [--pagila] — the index selection part of bench:advisor
-// alone: the advisor's workload choice against Extend on the analytic workload (at ~1 GB with scale
-// 1, the default) and, with --pagila, on Pagila's workload, with the saving curves.
+// npm run bench:selection [-- --scale 0.05] [--pagila] [--no-analytic] [--budgets 1,100] [--detail]
+// — the index selection part of bench:advisor alone: the advisor's workload choice against Extend
+// on the analytic workload (at ~1 GB with scale 1, the default; --no-analytic skips it) and, with
+// --pagila, on Pagila's workload, with the saving curves. --budgets chooses the budgets (percent of
+// the data); --detail prints both chosen sets per budget and the queries whose costs differ.
 import { parseArgs } from 'node:util';
 import { startPostgres } from '../../test/support/postgres.js';
 import { ANALYTIC_DB, dataBytes, loadAnalytic } from './analytic/load.js';
@@ -11,8 +13,20 @@ import { createReport } from './report.js';
 import { compareSelection } from './selection.js';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { scale: { type: 'string', default: '1' }, pagila: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    allowNegative: true,
+    options: {
+      scale: { type: 'string', default: '1' },
+      pagila: { type: 'boolean', default: false },
+      analytic: { type: 'boolean', default: true },
+      budgets: { type: 'string' },
+      detail: { type: 'boolean', default: false },
+    },
+  });
   const scale = Number(values.scale);
+  const budgets = values.budgets?.split(',').map(Number);
+  if (budgets?.some((b) => !(b > 0))) throw new Error(`--budgets takes percents of the data, comma-separated: ${values.budgets}`);
+  const options = { budgets, detail: values.detail };
   const report = createReport();
   const db = await startPostgres({
     statStatements: false,
@@ -20,13 +34,16 @@ async function main(): Promise<void> {
   });
   try {
     let t = performance.now();
-    const url = await loadAnalytic(db, scale);
-    const bytes = await dataBytes(db, ANALYTIC_DB);
-    report.print(`Analytic star schema at scale ${scale}: ${(bytes / 1024 ** 3).toFixed(2)} GB of data, generated in ${((performance.now() - t) / 1000).toFixed(0)} s.`);
-    report.print();
-    t = performance.now();
-    await compareSelection(report, 'Analytic workload', url, ANALYTIC_WORKLOAD.map(([label, query, calls]) => ({ hash: label, query, calls })), bytes);
-    report.print(`Selection comparison: ${((performance.now() - t) / 1000).toFixed(0)} s.`);
+    if (values.analytic) {
+      const url = await loadAnalytic(db, scale);
+      const bytes = await dataBytes(db, ANALYTIC_DB);
+      report.print(`Analytic star schema at scale ${scale}: ${(bytes / 1024 ** 3).toFixed(2)} GB of data, generated in ${((performance.now() - t) / 1000).toFixed(0)} s.`);
+      report.print();
+      t = performance.now();
+      const workload = ANALYTIC_WORKLOAD.map(([label, query, calls]) => ({ hash: label, query, calls }));
+      await compareSelection(report, 'Analytic workload', url, workload, bytes, options);
+      report.print(`Selection comparison: ${((performance.now() - t) / 1000).toFixed(0)} s.`);
+    }
     if (values.pagila) {
       t = performance.now();
       const pagila = await loadPagila(db, { workloadIndexes: false });
@@ -34,7 +51,8 @@ async function main(): Promise<void> {
       report.print();
       report.print(`Pagila: ${(pagilaBytes / 1024 ** 3).toFixed(2)} GB of data, loaded in ${((performance.now() - t) / 1000).toFixed(0)} s.`);
       report.print();
-      await compareSelection(report, "Pagila's workload", pagila, WORKLOAD.map(([label, query, calls], i) => ({ hash: `q${i + 1} ${label}`, query, calls })), pagilaBytes);
+      const workload = WORKLOAD.map(([label, query, calls], i) => ({ hash: `q${i + 1} ${label}`, query, calls }));
+      await compareSelection(report, "Pagila's workload", pagila, workload, pagilaBytes, options);
     }
   } finally {
     await db.stop();

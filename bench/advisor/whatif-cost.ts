@@ -1,36 +1,14 @@
-// The workload's what-if cost of a set of indexes, as the advisor plans it: each query planned in
-// the shadow with the indexes on the tables it reads valid and no other candidate, times its calls.
-// A query's cost is asked once per distinct set of indexes that concern it: a step of a selection
-// that touches one table plans again only the queries reading it.
-import type { LiveCandidate, WhatIf } from '../../advisor/index.js';
-import { candidateKey } from '../../advisor/candidates.js';
+// The workload's what-if cost of a set of indexes, as the advisor plans it (advisor/planned-cost.ts):
+// each query planned in the shadow with the indexes on the tables it reads valid and no other
+// candidate, times its calls. The tables a query concerns are those its plan reads and those of
+// its candidates (Extend's attributes), so that Extend's indexes are costed as the advisor's are.
+import { plannedCost, type PlannedCost, type WhatIf } from '../../advisor/index.js';
 import { attributesOf } from './extend.js';
 
-export interface WhatIfCost {
-  (indexes: LiveCandidate[]): Promise<number>;
-  /** Plans asked of the shadow so far (each distinct query and index set once). */
-  plans: () => number;
-}
+export type WhatIfCost = PlannedCost;
 
 export function whatIfCost(w: WhatIf, calls: number[]): WhatIfCost {
   const attributes = attributesOf(w.candidatesOf);
-  const tables = w.results.map((r, i) => new Set([...r.tablesUsed, ...attributes[i]!.keys()]));
-  const planned = w.results.map((r) => r.plan !== null);
-  const cache = new Map<string, number>();
-  const cost = async (indexes: LiveCandidate[]) => {
-    let total = 0;
-    for (const [i, used] of tables.entries()) {
-      if (!planned[i]) continue;
-      const mine = indexes.filter((c) => used.has(`${c.schema}.${c.table}`));
-      const key = `${i}|${mine.map(candidateKey).sort().join(';')}`;
-      let c = cache.get(key);
-      if (c === undefined) {
-        c = await w.cost(i, mine);
-        cache.set(key, c);
-      }
-      total += c * calls[i]!;
-    }
-    return total;
-  };
-  return Object.assign(cost, { plans: () => cache.size });
+  const tables = w.results.map((r, i) => (r.plan === null ? null : new Set([...r.tablesUsed, ...attributes[i]!.keys()])));
+  return plannedCost(tables, calls, (i, indexes) => w.cost(i, indexes));
 }

@@ -1,0 +1,94 @@
+// The workload's choice refined by planning, as Extend and AutoAdmin judge each of their steps. The
+// choice from the queries' trials (workload.ts) knows what each index saves a query alone and with
+// the query's own second index, never what two indexes do together otherwise: an index on a
+// dimension that makes a join into the fact table's index pay, say. From that choice, within its
+// byte budget, in the shadow:
+// - fill: add the index that lowers the workload's planned cost most per byte among those that
+//   still fit, again until none does. Lazily, as CELF does: an index whose saving per byte at an
+//   earlier step was below the best of this step is not planned again (a saving seldom grows as
+//   indexes are added);
+// - swap: each chosen index in turn, the one saving least per byte first, dropped and the room it
+//   frees filled the same way without it; kept when the workload's planned cost falls, and the
+//   swaps start over from there.
+// Bounded: at most MAX_EVALUATIONS workload costs asked and MAX_PLANS plans (each workload cost plans
+// only the queries that read a table whose indexes changed, planned-cost.ts); when a bound is
+// reached the best set found so far is kept.
+
+/** Workload costs the refinement asks for at most. */
+export const MAX_EVALUATIONS = 1000;
+/** Plans the refinement asks of the shadow at most, whatever the number of queries. */
+export const MAX_PLANS = 5000;
+
+export interface PlannedSearch {
+  /** What may be added: CREATE INDEX statement → the bytes it spends of the budget. */
+  pool: ReadonlyMap<string, number>;
+  maxBytes: number;
+  /** Indexes at most, when the budget counts them too. */
+  maxIndexes?: number;
+  /** The workload's planned cost with exactly these indexes. */
+  cost: (statements: string[]) => Promise<number>;
+  /** Plans asked of the shadow so far, when the cost counts them. */
+  plans?: () => number;
+  maxEvaluations?: number;
+}
+
+interface Found {
+  set: string[];
+  cost: number;
+}
+
+/** The set reached from `start` (which fits the budget): never costlier, as planned, than `start`. */
+export async function refineByPlans(start: string[], search: PlannedSearch): Promise<{ indexes: string[]; evaluations: number }> {
+  const plansAt = search.plans?.() ?? 0;
+  const spent = () => (search.plans?.() ?? 0) - plansAt >= MAX_PLANS;
+  let evaluations = 0;
+  const maxEvaluations = search.maxEvaluations ?? MAX_EVALUATIONS;
+  const reached = () => evaluations >= maxEvaluations || spent();
+  const costOf = (set: string[]) => {
+    evaluations++;
+    return search.cost(set);
+  };
+  const bytesOf = (set: string[]) => set.reduce((n, s) => n + (search.pool.get(s) ?? 0), 0);
+  // The per-byte greedy from `from`, planned; `without` is never added.
+  const fill = async (from: Found, without?: string): Promise<Found> => {
+    let { set, cost } = from;
+    // Each index's saving per byte when last planned: an upper bound of what it saves now.
+    const bound = new Map<string, number>();
+    const boundOf = (index: string) => bound.get(index) ?? Number.MAX_VALUE;
+    while (set.length < (search.maxIndexes ?? Infinity)) {
+      const room = search.maxBytes - bytesOf(set);
+      const open = [...search.pool].filter(([index, bytes]) => index !== without && bytes <= room && !set.includes(index));
+      let best: { index: string; cost: number; ratio: number } | undefined;
+      for (const [index, bytes] of open.sort(([a], [b]) => boundOf(b) - boundOf(a))) {
+        if (reached() || (best && boundOf(index) <= best.ratio)) break;
+        const c = await costOf([...set, index]);
+        const ratio = (cost - c) / Math.max(bytes, 1);
+        bound.set(index, ratio);
+        if (c < cost * (1 - 1e-9) && (!best || ratio > best.ratio)) best = { index, cost: c, ratio };
+      }
+      if (!best) return { set, cost };
+      set = [...set, best.index];
+      cost = best.cost;
+    }
+    return { set, cost };
+  };
+
+  let found = await fill({ set: start, cost: await costOf(start) });
+  for (let improved = true; improved && !reached();) {
+    improved = false;
+    const without = new Map<string, number>();
+    for (const index of found.set) if (!reached()) without.set(index, await costOf(found.set.filter((s) => s !== index)));
+    const perByte = (index: string) => ((without.get(index) ?? Infinity) - found.cost) / Math.max(bytesOf([index]), 1);
+    for (const drop of [...without.keys()].sort((a, b) => perByte(a) - perByte(b))) {
+      if (reached()) break;
+      const rest = found.set.filter((s) => s !== drop);
+      const next = await fill({ set: rest, cost: without.get(drop)! }, drop);
+      if (next.cost < found.cost * (1 - 1e-9)) {
+        found = next;
+        improved = true;
+        break;
+      }
+    }
+  }
+  return { indexes: found.set, evaluations };
+}
