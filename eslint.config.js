@@ -9,7 +9,8 @@ import reactHooks from 'eslint-plugin-react-hooks';
 // ---- Databases ----
 // A user's database is reached only through gateway/ (read-only transactions, pinned search_path,
 // timeouts, the connection-string allow-list, the marker), and only through its index.
-const PG_MESSAGE = "Connect to a user's database through gateway/index (openGateway). Only code that connects to our own databases (the store, the shadow planner, tests, benchmarks) may use pg.";
+const PG_MESSAGE =
+  "Connect to a user's database through gateway/index (openGateway). Only code that connects to our own databases (the store, the shadow planner, tests, benchmarks) may use pg.";
 const GATEWAY_INDEX_ONLY = {
   patterns: [{ group: ['**/gateway/*', '!**/gateway/index', '!**/gateway/index.js'], message: 'Import the gateway through gateway/index only.' }],
 };
@@ -55,7 +56,10 @@ const ADVISOR_INDEX_ONLY = { patterns: [ADVISOR_GROUP, { group: ['**/snapshot/*'
 const LAUNCHER_ONLY = {
   patterns: [
     ADVISOR_GROUP,
-    { group: ['**/snapshot/*', '**/shadow/*', '!**/shadow/postgres-process', '!**/shadow/postgres-process.js'], message: 'Start a PostgreSQL through shadow/postgres-process only.' },
+    {
+      group: ['**/snapshot/*', '**/shadow/*', '!**/shadow/postgres-process', '!**/shadow/postgres-process.js'],
+      message: 'Start a PostgreSQL through shadow/postgres-process only.',
+    },
   ],
 };
 /** The SPA and shared/ run in the browser. */
@@ -76,11 +80,18 @@ const CLIENT = {
       message: 'The SPA reaches the server over tRPC: import only the AppRouter type (server/routers/root) and shared/.',
     },
     { regex: '^(\\.\\.?/)+server/routers/root$', allowTypeImports: true, message: 'Import only the AppRouter type: `import type { AppRouter }`.' },
-    { regex: into('analyzer', 'advisor', 'snapshot', 'shadow', 'gateway', 'cli', 'bench'), message: 'The SPA imports only shared/ (and the AppRouter type); it calls the analyzer over HTTP.' },
+    {
+      regex: into('analyzer', 'advisor', 'snapshot', 'shadow', 'gateway', 'cli', 'bench'),
+      message: 'The SPA imports only shared/ (and the AppRouter type); it calls the analyzer over HTTP.',
+    },
   ],
 };
 // Used by every layer, the browser included, so it depends on none of them.
-const SHARED = { patterns: [{ regex: into('server', 'analyzer', 'advisor', 'snapshot', 'shadow', 'gateway', 'client', 'cli', 'bench'), message: 'shared/ depends on no other layer.' }] };
+const SHARED = {
+  patterns: [
+    { regex: into('server', 'analyzer', 'advisor', 'snapshot', 'shadow', 'gateway', 'client', 'cli', 'bench'), message: 'shared/ depends on no other layer.' },
+  ],
+};
 // Runs in users' CI as a client of the API: it shares the analyzer's read of pg_stat_statements and
 // shared/, never the server's internals.
 const CLI = { patterns: [{ regex: into('server', 'client'), message: 'The CLI is a client of the API: it imports nothing of server/ (nor client/).' }] };
@@ -91,16 +102,26 @@ const ANALYZER = { patterns: [{ regex: into('server', 'client', 'cli'), message:
 // advisor/ (what to recommend) -> shadow/ (our scratch PostgreSQL) and snapshot/ (production read
 // through the gateway) -> gateway/ -> shared/. The shadow knows a snapshot by its types alone.
 const ADVISOR = {
-  patterns: [{ regex: into('server', 'analyzer', 'gateway', 'client', 'cli', 'bench'), message: 'The advisor depends on shadow/, snapshot/ and shared/ only.' }],
+  patterns: [
+    { regex: into('server', 'analyzer', 'gateway', 'client', 'cli', 'bench'), message: 'The advisor depends on shadow/, snapshot/ and shared/ only.' },
+  ],
 };
 const SHADOW = {
   patterns: [
-    { regex: into('server', 'analyzer', 'advisor', 'gateway', 'client', 'cli', 'bench'), message: 'The shadow depends on shared/ (and the snapshot\'s types) only.' },
+    {
+      regex: into('server', 'analyzer', 'advisor', 'gateway', 'client', 'cli', 'bench'),
+      message: "The shadow depends on shared/ (and the snapshot's types) only.",
+    },
     { regex: '^(\\.\\.?/)+snapshot/(?!types(\\.js)?$)', message: 'The shadow knows a snapshot by its types only (snapshot/types).' },
   ],
 };
 const SNAPSHOT = {
-  patterns: [{ regex: into('server', 'analyzer', 'advisor', 'shadow', 'client', 'cli', 'bench'), message: 'The snapshot reads production through the gateway and depends on shared/ only.' }],
+  patterns: [
+    {
+      regex: into('server', 'analyzer', 'advisor', 'shadow', 'client', 'cli', 'bench'),
+      message: 'The snapshot reads production through the gateway and depends on shared/ only.',
+    },
+  ],
 };
 const GATEWAY = {
   patterns: [{ regex: into('server', 'analyzer', 'advisor', 'snapshot', 'shadow', 'client', 'cli'), message: 'The gateway depends on shared/ only.' }],

@@ -75,14 +75,21 @@ function keyColumns(usage: TableUsage, tables: TableMap): KeyColumns {
 
 function tableCandidates(usage: TableUsage, tables: TableMap, options: CandidateOptions, maxColumns: number): IndexCandidate[] {
   const table = { schema: usage.schema, table: usage.table };
-  const btree = (keys: string[], include: string[] = [], predicate: string | null = null): IndexCandidate => ({ ...table, am: 'btree', keys, include, predicate });
+  const btree = (keys: string[], include: string[] = [], predicate: string | null = null): IndexCandidate => ({
+    ...table,
+    am: 'btree',
+    keys,
+    include,
+    predicate,
+  });
   const { eq, joins, tails } = keyColumns(usage, tables);
 
   // Single columns: what the simplest advisors try, and what an OR's bitmap scans need.
   const out: IndexCandidate[] = [];
   for (const x of usage.uses) if (x.kind !== 'contain') out.push(btree([x.column]));
   for (const t of tails) out.push(btree([t[0]!]));
-  if (options.gin !== false) for (const x of usage.uses) if (x.kind === 'contain') out.push({ ...table, am: 'gin', keys: [x.column], include: [], predicate: null });
+  if (options.gin !== false)
+    for (const x of usage.uses) if (x.kind === 'contain') out.push({ ...table, am: 'gin', keys: [x.column], include: [], predicate: null });
   if (maxColumns < 2) return out;
 
   const keySets = compositeKeys(eq, joins, tails);
@@ -102,7 +109,8 @@ function tableCandidates(usage: TableUsage, tables: TableMap, options: Candidate
   }
 
   if (options.partial !== false) {
-    for (const p of partialCandidates(usage, keySets, joins, maxColumns)) out.push({ ...btree(p.keys, [], p.predicate), ...(p.fixes.length && { fixes: p.fixes }) });
+    for (const p of partialCandidates(usage, keySets, joins, maxColumns))
+      out.push({ ...btree(p.keys, [], p.predicate), ...(p.fixes.length && { fixes: p.fixes }) });
   }
   return out;
 }
@@ -124,7 +132,14 @@ function sortDirections(usage: TableUsage): string[] {
  * join column goes first (the inner side of a nested loop seeks it) or last.
  */
 function compositeKeys(eq: string[], joins: string[], tails: string[][]): string[][] {
-  const heads: string[][] = [eq, eq.slice(0, 2), ...joins.flatMap((j) => [[j, ...eq.filter((c) => c !== j)], [...eq.filter((c) => c !== j), j]])];
+  const heads: string[][] = [
+    eq,
+    eq.slice(0, 2),
+    ...joins.flatMap((j) => [
+      [j, ...eq.filter((c) => c !== j)],
+      [...eq.filter((c) => c !== j), j],
+    ]),
+  ];
   const keySets: string[][] = [];
   for (const h of heads) {
     keySets.push(h);
@@ -137,7 +152,12 @@ function compositeKeys(eq: string[], joins: string[], tails: string[][]): string
  * Partial candidates: the query's constant conjuncts (`status = 'refunded'`, `return_date IS
  * NULL`) become the predicate, and a column the predicate fixes is no longer worth a key.
  */
-function partialCandidates(usage: TableUsage, keySets: string[][], joins: string[], maxColumns: number): { keys: string[]; predicate: string; fixes: string[] }[] {
+function partialCandidates(
+  usage: TableUsage,
+  keySets: string[][],
+  joins: string[],
+  maxColumns: number,
+): { keys: string[]; predicate: string; fixes: string[] }[] {
   const plain = usage.uses.filter((x) => !x.inOr);
   const constants = [...new Set(plain.filter((x) => x.constant).map((x) => x.constant!)), ...usage.filters];
   if (constants.length === 0) return [];

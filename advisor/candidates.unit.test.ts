@@ -166,7 +166,10 @@ describe('candidate indexes for a query', () => {
   });
 
   it('lists each candidate once, however often the query asks for it', () => {
-    const found = candidatesFor(new UsageCollector(tables).collect('SELECT * FROM orders WHERE customer_id = $1 AND customer_id = $2 ORDER BY customer_id'), tables);
+    const found = candidatesFor(
+      new UsageCollector(tables).collect('SELECT * FROM orders WHERE customer_id = $1 AND customer_id = $2 ORDER BY customer_id'),
+      tables,
+    );
     expect(new Set(found.map(candidateKey)).size).toBe(found.length);
   });
 });
@@ -185,7 +188,9 @@ describe('equality plus order', () => {
   });
 
   it('serves the sort of a join from the index on the table the sort is on', () => {
-    const found = candidates('SELECT o.id, c.email FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.store_id = $1 ORDER BY o.created_at DESC LIMIT 10');
+    const found = candidates(
+      'SELECT o.id, c.email FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.store_id = $1 ORDER BY o.created_at DESC LIMIT 10',
+    );
     expect(found).toContain('public.orders (store_id, created_at)');
   });
 
@@ -198,8 +203,22 @@ describe('equality plus order', () => {
 });
 
 describe('indexes the database already has', () => {
-  const candidate = (keys: string[], rest: Partial<IndexCandidate> = {}): IndexCandidate => ({ schema: 'public', table: 'orders', am: 'btree', keys, include: [], predicate: null, ...rest });
-  const existing = (keys: (string | null)[], rest: { am?: string; include?: string[]; predicate?: string | null } = {}) => ({ am: 'btree', include: [], predicate: null, keys, ...rest });
+  const candidate = (keys: string[], rest: Partial<IndexCandidate> = {}): IndexCandidate => ({
+    schema: 'public',
+    table: 'orders',
+    am: 'btree',
+    keys,
+    include: [],
+    predicate: null,
+    ...rest,
+  });
+  const existing = (keys: (string | null)[], rest: { am?: string; include?: string[]; predicate?: string | null } = {}) => ({
+    am: 'btree',
+    include: [],
+    predicate: null,
+    keys,
+    ...rest,
+  });
 
   it('cover a candidate whose keys are their leading keys', () => {
     expect(isCovered(candidate(['customer_id']), existing(['customer_id', 'created_at']))).toBe(true);
@@ -207,7 +226,7 @@ describe('indexes the database already has', () => {
     expect(isCovered(candidate(['customer_id', 'created_at']), existing(['customer_id']))).toBe(false);
   });
 
-  it("cover a covering candidate only when they hold its INCLUDE columns", () => {
+  it('cover a covering candidate only when they hold its INCLUDE columns', () => {
     expect(isCovered(candidate(['customer_id'], { include: ['total'] }), existing(['customer_id'], { include: ['total', 'id'] }))).toBe(true);
     expect(isCovered(candidate(['customer_id'], { include: ['created_at'] }), existing(['customer_id', 'created_at']))).toBe(true);
     expect(isCovered(candidate(['customer_id'], { include: ['total'] }), existing(['customer_id']))).toBe(false);

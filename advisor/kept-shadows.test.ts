@@ -46,7 +46,8 @@ async function shadowQuery<T extends pg.QueryResultRow>(database: string, sql: s
   }
 }
 
-const shadowDatabases = async () => (await shadowQuery<{ datname: string }>('postgres', `SELECT datname FROM pg_database WHERE datname LIKE 'shadow\\_%'`)).map((r) => r.datname);
+const shadowDatabases = async () =>
+  (await shadowQuery<{ datname: string }>('postgres', `SELECT datname FROM pg_database WHERE datname LIKE 'shadow\\_%'`)).map((r) => r.datname);
 
 beforeAll(async () => {
   production = await startPostgres({ statStatements: false });
@@ -99,7 +100,10 @@ describe('a shadow database kept between analyses', () => {
     const [name] = await shadowDatabases();
     // Building on the extended orders table would have read its ~1,600 zero pages.
     await new Promise((resolve) => setTimeout(resolve, 600)); // exited backends' statistics reach shared memory
-    const [io] = await shadowQuery<{ blocks: string }>(name!, `SELECT heap_blks_read + heap_blks_hit AS blocks FROM pg_statio_all_tables WHERE relname = 'orders'`);
+    const [io] = await shadowQuery<{ blocks: string }>(
+      name!,
+      `SELECT heap_blks_read + heap_blks_hit AS blocks FROM pg_statio_all_tables WHERE relname = 'orders'`,
+    );
     expect(Number(io!.blocks)).toBeLessThan(50);
     const [size] = await shadowQuery<{ blocks: string }>(name!, `SELECT pg_relation_size('orders') / 8192 AS blocks`);
     expect(Number(size!.blocks)).toBe(snapshot.relations.find((r) => r.name === 'orders')!.blocks);

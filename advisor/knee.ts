@@ -56,6 +56,7 @@ export function stopOf(curve: SavingPoint[], knee: number | undefined, blocked: 
   }
   const saved = `${percent(base - last.cost, base)} of the workload's cost saved with ${megabytes(last.bytes)}`;
   if (blocked === 'maxIndexes') return { code: 'maxIndexes', indexes: end, message: `Stopped at the budget of ${end} indexes: ${saved}.` };
-  if (blocked === 'maxBytes') return { code: 'maxBytes', indexes: end, message: `Stopped at the byte budget: the next index that would save does not fit. ${end} indexes, ${saved}.` };
+  if (blocked === 'maxBytes')
+    return { code: 'maxBytes', indexes: end, message: `Stopped at the byte budget: the next index that would save does not fit. ${end} indexes, ${saved}.` };
   return { code: 'noFurtherSaving', indexes: end, message: `Stopped after ${end} indexes: no other candidate lowers a query's cost enough. ${saved}.` };
 }

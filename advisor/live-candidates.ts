@@ -70,7 +70,10 @@ export async function createCandidates(
       // e.g. a type without a default operator class for the method
     }
   }
-  const trees = await indexTrees(session, built.map((b) => [b.candidate.schema, b.name]));
+  const trees = await indexTrees(
+    session,
+    built.map((b) => [b.candidate.schema, b.name]),
+  );
   const hidden: number[] = [];
   const covered: string[] = [];
   for (const b of built) {
@@ -192,7 +195,8 @@ export async function sizeCandidates(session: ShadowSession, candidates: LiveCan
         const typical = c.fixes.reduce((p, f) => p / Math.max(shape.stat(f).distinct, 1), 1);
         if (tuples / rel.reltuples < typical / 2) c.rareValue = true;
       }
-      if (c.am === 'btree') c.heights.set(part.name.replace(/^.*\./, '').replace(/^"(.*)"$/, '$1'), estimateBtreeHeight(pages, shape.stat(c.keys[0]!).avgWidth));
+      if (c.am === 'btree')
+        c.heights.set(part.name.replace(/^.*\./, '').replace(/^"(.*)"$/, '$1'), estimateBtreeHeight(pages, shape.stat(c.keys[0]!).avgWidth));
       restores.push({ oid, pages, tuples });
       const file = relationPath(part.path);
       if (file) files.push({ file, blocks: pages });
@@ -200,6 +204,9 @@ export async function sizeCandidates(session: ShadowSession, candidates: LiveCan
     c.pages = total;
     if (uncertain.size) c.sizeUncertain = [...uncertain].join('; ');
   }
-  await restoreRelationsStats(session, restores.map((r) => ({ oid: r.oid, relpages: r.pages, reltuples: r.tuples, relallvisible: 0 })));
+  await restoreRelationsStats(
+    session,
+    restores.map((r) => ({ oid: r.oid, relpages: r.pages, reltuples: r.tuples, relallvisible: 0 })),
+  );
   return files;
 }

@@ -93,12 +93,23 @@ export async function planSnapshot(whole: Snapshot, queries: QueryInput[], opts:
     annotateRecommendations(results, snapshot);
     const whatIfDrops = opts.whatIfDrops?.length ? await planWhatIfDrops(db.session, opts.whatIfDrops, costOf) : undefined;
     const session = db.session;
-    const cost = async (i: number, indexes: LiveCandidate[]) => costOf(await explain(session, queries[i]!.query, indexes.flatMap((c) => c.oids)));
+    const cost = async (i: number, indexes: LiveCandidate[]) =>
+      costOf(
+        await explain(
+          session,
+          queries[i]!.query,
+          indexes.flatMap((c) => c.oids),
+        ),
+      );
     if (opts.whatIf) await opts.whatIf.run({ live: [...shadow.live.values()], candidatesOf: prepared.map((p) => p.candidates), cost, results });
     const byStatement = new Map([...shadow.live.values()].map((c) => [`CREATE INDEX ON ${candidateTarget(c)}`, c]));
     // The tables a query concerns: those its plan reads and those of its candidates.
     const tables = results.map((r, i) => (r.plan ? new Set([...r.tablesUsed, ...prepared[i]!.candidates.map((c) => `${c.schema}.${c.table}`)]) : null));
-    const plannedWorkload = plannedCost(tables, queries.map((q) => q.calls ?? 1), cost);
+    const plannedWorkload = plannedCost(
+      tables,
+      queries.map((q) => q.calls ?? 1),
+      cost,
+    );
     const workloadCost = Object.assign((statements: string[]) => plannedWorkload.perQuery(statements.flatMap((s) => byStatement.get(s) ?? [])), {
       plans: plannedWorkload.plans,
     });

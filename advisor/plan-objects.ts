@@ -38,34 +38,34 @@ export function planObjectsReader(snapshot: Snapshot): (plan: PlanNode | null) =
   };
 
   return (plan) => {
-  if (!plan) return { indexesUsed: [], tablesUsed: [] };
-  const tables = new Set<string>();
-  const indexes = new Set<string>();
-  const visit = (node: PlanNode, parentRelation: string | undefined) => {
-    const relation = typeof node['Relation Name'] === 'string' ? node['Relation Name'] : undefined;
-    if (relation) {
-      const t = tableOf(relation);
-      if (t) tables.add(t);
-    }
-    const name = node['Index Name'];
-    if (typeof name === 'string') {
-      let found = indexByName.get(name) ?? [];
-      // A Bitmap Index Scan names no relation; its Bitmap Heap Scan parent does.
-      const onTable = relation ?? parentRelation;
-      if (found.length > 1 && onTable) {
-        const same = found.filter((i) => i.table === onTable);
-        if (same.length) found = same;
+    if (!plan) return { indexesUsed: [], tablesUsed: [] };
+    const tables = new Set<string>();
+    const indexes = new Set<string>();
+    const visit = (node: PlanNode, parentRelation: string | undefined) => {
+      const relation = typeof node['Relation Name'] === 'string' ? node['Relation Name'] : undefined;
+      if (relation) {
+        const t = tableOf(relation);
+        if (t) tables.add(t);
       }
-      if (found.length) {
-        const schema = bySearchPath(found.map((i) => i.schema));
-        const root = rootOf(found.find((i) => i.schema === schema)!);
-        indexes.add(`${root.schema}.${root.name}`);
+      const name = node['Index Name'];
+      if (typeof name === 'string') {
+        let found = indexByName.get(name) ?? [];
+        // A Bitmap Index Scan names no relation; its Bitmap Heap Scan parent does.
+        const onTable = relation ?? parentRelation;
+        if (found.length > 1 && onTable) {
+          const same = found.filter((i) => i.table === onTable);
+          if (same.length) found = same;
+        }
+        if (found.length) {
+          const schema = bySearchPath(found.map((i) => i.schema));
+          const root = rootOf(found.find((i) => i.schema === schema)!);
+          indexes.add(`${root.schema}.${root.name}`);
+        }
       }
-    }
-    for (const child of node.Plans ?? []) visit(child, relation ?? parentRelation);
-  };
-  visit(plan, undefined);
-  return { indexesUsed: [...indexes].sort(), tablesUsed: [...tables].sort() };
+      for (const child of node.Plans ?? []) visit(child, relation ?? parentRelation);
+    };
+    visit(plan, undefined);
+    return { indexesUsed: [...indexes].sort(), tablesUsed: [...tables].sort() };
   };
 }
 

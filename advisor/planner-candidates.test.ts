@@ -124,7 +124,10 @@ describe('indexes chosen for the whole workload', () => {
     byEmail: `SELECT id FROM customer WHERE email = $1`,
   };
   beforeAll(async () => {
-    workload = await analyzeQueries({ connectionString: production.url(), queries: Object.entries(WORKLOAD).map(([hash, query]) => ({ hash, query, calls: 100 })) });
+    workload = await analyzeQueries({
+      connectionString: production.url(),
+      queries: Object.entries(WORKLOAD).map(([hash, query]) => ({ hash, query, calls: 100 })),
+    });
   }, 240_000);
 
   it('prefers one index serving several queries, listing each query and the saving they share', () => {

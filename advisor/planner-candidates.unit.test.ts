@@ -24,7 +24,10 @@ const tables: TableMap = {
   resolve: (schema, name) => ((schema ?? 'public') === 'public' && TABLES[name] ? { schema: 'public', table: name } : undefined),
   columns: (t) => {
     const columns = TABLES[t.table];
-    return columns && new Map(Object.keys(columns).map((name): [string, ColumnInfo] => [name, { type: name === 'created_at' ? 'timestamptz' : 'integer', category: 'N' }]));
+    return (
+      columns &&
+      new Map(Object.keys(columns).map((name): [string, ColumnInfo] => [name, { type: name === 'created_at' ? 'timestamptz' : 'integer', category: 'N' }]))
+    );
   },
   distinct: (t, column) => TABLES[t.table]?.[column] ?? 200,
   view: (schema, name) => ((schema ?? 'public') === 'public' ? VIEWS[name] : undefined),
@@ -73,6 +76,8 @@ describe('candidates as the planner sees the query', () => {
     const found = candidates(`SELECT id FROM orders WHERE status = $1 ORDER BY created_at DESC, total LIMIT 10`);
     expect(found).toContain('public.orders (status, created_at, total DESC)');
     // one direction throughout: a plain index read backwards serves it
-    expect(candidates(`SELECT id FROM orders WHERE status = $1 ORDER BY created_at DESC, total DESC LIMIT 10`)).toContain('public.orders (status, created_at, total)');
+    expect(candidates(`SELECT id FROM orders WHERE status = $1 ORDER BY created_at DESC, total DESC LIMIT 10`)).toContain(
+      'public.orders (status, created_at, total)',
+    );
   });
 });

@@ -94,7 +94,11 @@ export async function recommendFor(
       if (chosen.includes(c)) continue;
       let plan: PlanNode;
       try {
-        plan = await explain(session, q.query, [...chosen, c].flatMap((x) => x.oids));
+        plan = await explain(
+          session,
+          q.query,
+          [...chosen, c].flatMap((x) => x.oids),
+        );
       } catch {
         continue;
       }
@@ -163,7 +167,8 @@ function nameCandidates(plan: PlanNode, chosen: LiveCandidate[]): PlanNode {
  * helps and the cost it saves them all, most saved first; within `budget` when one is given, else
  * every index the greedy choice takes (no knee: a CI verdict judges each one).
  */
-export const rankIndexes = (results: PlannedQuery[], budget: WorkloadBudget = {}): IndexRecommendation[] => chooseForWorkload(results, budget, { knee: false }).indexes;
+export const rankIndexes = (results: PlannedQuery[], budget: WorkloadBudget = {}): IndexRecommendation[] =>
+  chooseForWorkload(results, budget, { knee: false }).indexes;
 
 export type ShownChoice = Pick<WorkloadChoice, 'indexes' | 'savingCurve'> & { stopReason: ChoiceStop };
 
@@ -196,7 +201,13 @@ export async function chooseVerified(
   const kept = same || (await total(statements(refined))) <= (await total(statements(plain))) ? refined : plain;
   const pool = new Map<string, number>();
   for (const q of results) for (const r of [...q.recommendations, ...(q.alternatives ?? [])]) pool.set(r.createIndex, budgetBytesOf(r));
-  const { indexes } = await refineByPlans(statements(kept), { pool, maxBytes: budget.maxBytes, maxIndexes: budget.maxIndexes, cost: total, plans: workloadCost.plans });
+  const { indexes } = await refineByPlans(statements(kept), {
+    pool,
+    maxBytes: budget.maxBytes,
+    maxIndexes: budget.maxIndexes,
+    cost: total,
+    plans: workloadCost.plans,
+  });
   if ([...indexes].sort().join('\n') === [...statements(kept)].sort().join('\n')) return kept;
   const { indexes: shown, savingCurve, stop } = chooseForWorkload(results, budget, { fixed: indexes });
   // An index the trials see no saving in: what the plans say it saves, and which queries.

@@ -6,7 +6,12 @@ import type { PlanNode } from '../shared/plan.js';
 import { cheapest, costWith, rankIndexes, type Tried } from './recommend.js';
 
 const plan: PlanNode = { 'Node Type': 'Index Scan', 'Total Cost': 10, 'Plan Rows': 1 };
-const tried = (cost: number, pages: number, columns = 1, name = `${cost}/${pages}/${columns}`): Tried<{ pages: number; keys: string[]; include: string[]; predicate: string | null; fixes?: string[]; rareValue?: boolean; name: string }> => ({
+const tried = (
+  cost: number,
+  pages: number,
+  columns = 1,
+  name = `${cost}/${pages}/${columns}`,
+): Tried<{ pages: number; keys: string[]; include: string[]; predicate: string | null; fixes?: string[]; rareValue?: boolean; name: string }> => ({
   c: { pages, keys: Array.from({ length: columns }, (_, i) => `k${i}`), include: [], predicate: null, name },
   plan,
   cost,
@@ -26,7 +31,7 @@ describe('choosing a candidate for a query', () => {
     expect(cheapest([tried(10, 50, 3), tried(10, 50, 1)])?.c.keys).toHaveLength(1);
   });
 
-  it('gives a near-tie to an index serving every value over a partial one for the query\'s constant', () => {
+  it("gives a near-tie to an index serving every value over a partial one for the query's constant", () => {
     const full = { ...tried(277.44, 115, 2), c: { ...tried(0, 115, 2).c, keys: ['user_id', 'blog_id'] } };
     const partial = { ...tried(277.2, 14), c: { ...tried(0, 14).c, keys: ['blog_id'], predicate: 'user_id = 1', fixes: ['user_id'] } };
     expect(cheapest([partial, full])?.c.keys).toEqual(['user_id', 'blog_id']);
@@ -61,10 +66,23 @@ describe('ranking the recommended indexes', () => {
     totalSaved,
     estimatedPages: 30,
   });
-  const query = (hash: string, ...recommendations: Recommendation[]): PlannedQuery => ({ hash, plan, cost: 100, planShape: 'Seq Scan', planAfter: plan, recommendations, error: null, indexesUsed: [], tablesUsed: [] });
+  const query = (hash: string, ...recommendations: Recommendation[]): PlannedQuery => ({
+    hash,
+    plan,
+    cost: 100,
+    planShape: 'Seq Scan',
+    planAfter: plan,
+    recommendations,
+    error: null,
+    indexesUsed: [],
+    tablesUsed: [],
+  });
 
   it('lists an index that helps several queries once, with their savings summed and their hashes', () => {
-    const ranked = rankIndexes([query('a', recommendation('CREATE INDEX ON orders (customer_id)', 500)), query('b', recommendation('CREATE INDEX ON orders (customer_id)', 700))]);
+    const ranked = rankIndexes([
+      query('a', recommendation('CREATE INDEX ON orders (customer_id)', 500)),
+      query('b', recommendation('CREATE INDEX ON orders (customer_id)', 700)),
+    ]);
     expect(ranked).toHaveLength(1);
     expect(ranked[0]).toMatchObject({ createIndex: 'CREATE INDEX ON orders (customer_id)', totalSaved: 1200, queries: ['a', 'b'] });
     expect(ranked[0]).not.toHaveProperty('costBefore');

@@ -5,7 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSchema } from '../shared/run-schema.js';
 import { startPostgres, type PostgresServer } from '../test/support/postgres.js';
-import { analyzeSnapshot, planShape, applyRunSchema, readSnapshot, startShadowServer, type AnalysisResult, type AppliedRunSchema, type PlanNode, type ShadowServer } from './index.js';
+import {
+  analyzeSnapshot,
+  planShape,
+  applyRunSchema,
+  readSnapshot,
+  startShadowServer,
+  type AnalysisResult,
+  type AppliedRunSchema,
+  type PlanNode,
+  type ShadowServer,
+} from './index.js';
 
 let productionDb: PostgresServer;
 let shadow: ShadowServer;
@@ -89,7 +99,7 @@ describe('a run schema applied in the shadow', () => {
     expect(withRun.warnings).toEqual([]);
   });
 
-  it('plans with the run\'s new index at the cost it would have in production, and recommends nothing for it', async () => {
+  it("plans with the run's new index at the cost it would have in production, and recommends nothing for it", async () => {
     const before = result(production, 'byAccount');
     expect(before.indexesUsed).toEqual([]);
     expect(before.tablesUsed).toEqual(['public.events']);

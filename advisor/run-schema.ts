@@ -36,7 +36,11 @@ const TABLE_KINDS = new Set(['r', 'p', 'm', 'f']);
 const key = (schema: string, name: string) => `${schema}.${name}`;
 const qualified = (schema: string, name: string) => `${escapeIdentifier(schema)}.${escapeIdentifier(name)}`;
 /** pg_get_indexdef of a partitioned index says ON ONLY; CREATE INDEX without it builds the parts too. */
-const normalizeDefinition = (sql: string) => sql.replace(/ ON ONLY /, ' ON ').replace(/\s+/g, ' ').trim();
+const normalizeDefinition = (sql: string) =>
+  sql
+    .replace(/ ON ONLY /, ' ON ')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 export function applyRunSchema(snapshot: Snapshot, run: RunSchema, baseline: RunSchema | null): AppliedRunSchema {
   // Every check below parses; without the parser each would fail and the run would be reported as unappliable.
@@ -54,7 +58,11 @@ export function applyRunSchema(snapshot: Snapshot, run: RunSchema, baseline: Run
   dropRemovedIndexes(a);
 
   const { out, changes, tableNotes, runNotes, droppedIndexes } = a;
-  const digest = changes.length ? createHash('sha256').update([...changes].sort().join('\n')).digest('hex') : '';
+  const digest = changes.length
+    ? createHash('sha256')
+        .update([...changes].sort().join('\n'))
+        .digest('hex')
+    : '';
   if (!digest) return { snapshot, digest, tableNotes, runNotes, droppedIndexes };
   return { snapshot: out, digest, tableNotes, runNotes, droppedIndexes: droppedIndexes.sort() };
 }
@@ -113,7 +121,13 @@ function startApplying(snapshot: Snapshot, run: RunSchema, baseline: RunSchema |
     droppedIndexes: [],
     created: new Set(),
     prodTables: new Map(snapshot.relations.filter((r) => TABLE_KINDS.has(r.kind)).map((r) => [key(r.schema, r.name), r])),
-    prodViews: new Set(snapshot.ddl.filter((d) => d.kind === 'view').map((d) => splitQualified(d.name)).filter((n) => n !== undefined).map((n) => key(n[0], n[1]))),
+    prodViews: new Set(
+      snapshot.ddl
+        .filter((d) => d.kind === 'view')
+        .map((d) => splitQualified(d.name))
+        .filter((n) => n !== undefined)
+        .map((n) => key(n[0], n[1])),
+    ),
     prodColumns: new Map(snapshot.columns.map((c) => [key(key(c.schema, c.table), c.name), c])),
     prodColumnsByTable: groupBy(snapshot.columns, (c) => key(c.schema, c.table)),
     prodIndexes: new Map(snapshot.indexes.map((i) => [key(i.schema, i.name), i])),
@@ -141,7 +155,10 @@ function absent(a: Applying, schema: string, name: string): boolean {
 
 /** The user types (enums, domains, composites) a run's column type names, as the graph names them. */
 function typesOf(a: Applying, type: string): string[] {
-  const base = type.replace(/(\[\d*\])+$/, '').replace(/\(.*\)$/, '').trim();
+  const base = type
+    .replace(/(\[\d*\])+$/, '')
+    .replace(/\(.*\)$/, '')
+    .trim();
   const parts = splitQualified(base);
   if (!parts) return [];
   // format_type names a type's schema when the type is not visible on the CI database's search_path.
@@ -211,7 +228,8 @@ function addNewColumns(a: Applying): void {
     for (const [schema, table, c, type, notNull] of columns) {
       const existing = a.prodColumns.get(key(name, c));
       if (existing) {
-        if (normalizeType(existing.type) !== normalizeType(type)) runNotes.push(`column ${name}.${c} is ${type} in this run, ${existing.type} in production: not changed`);
+        if (normalizeType(existing.type) !== normalizeType(type))
+          runNotes.push(`column ${name}.${c} is ${type} in this run, ${existing.type} in production: not changed`);
         continue;
       }
       // A partition's column comes from its parent's ADD COLUMN; PostgreSQL refuses one on the partition.
@@ -289,7 +307,9 @@ function noteRedefinedIndexes(a: Applying): void {
   for (const [schema, , name, definition] of a.run.indexes) {
     const prod = a.prodIndexes.get(key(schema, name));
     if (prod && normalizeDefinition(prod.definition) !== normalizeDefinition(definition)) {
-      a.runNotes.push(`index ${key(schema, name)} is defined differently in this run: not changed (production: ${prod.definition.slice(0, 200)}; run: ${definition.slice(0, 200)})`);
+      a.runNotes.push(
+        `index ${key(schema, name)} is defined differently in this run: not changed (production: ${prod.definition.slice(0, 200)}; run: ${definition.slice(0, 200)})`,
+      );
     }
   }
 }
@@ -320,7 +340,7 @@ function dropRemovedIndexes(a: Applying): void {
  */
 export function dropIndex(out: Snapshot, idx: SnapshotIndex): string[] {
   const names = new Set([idx.name]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const i of out.indexes) {
       if (i.schema === idx.schema && i.parent && names.has(i.parent) && !names.has(i.name)) {
@@ -333,7 +353,9 @@ export function dropIndex(out: Snapshot, idx: SnapshotIndex): string[] {
   out.relations = out.relations.filter((r) => !(['i', 'I'].includes(r.kind) && r.schema === idx.schema && names.has(r.name)));
   out.ddl = out.ddl.filter((d) => !(d.kind === 'index' && d.name === idx.name && normalizeDefinition(d.sql) === normalizeDefinition(idx.definition)));
   const removed: string[] = [];
-  const constraint = out.ddl.find((d) => d.kind === 'constraint' && splitQualified(d.name)?.[1] === idx.name && constraintOf(d.sql)?.table === key(idx.schema, idx.table));
+  const constraint = out.ddl.find(
+    (d) => d.kind === 'constraint' && splitQualified(d.name)?.[1] === idx.name && constraintOf(d.sql)?.table === key(idx.schema, idx.table),
+  );
   if (constraint) {
     const def = constraintOf(constraint.sql)!;
     removed.push(`constraint ${idx.name}`);
@@ -341,7 +363,8 @@ export function dropIndex(out: Snapshot, idx: SnapshotIndex): string[] {
       if (d === constraint) return false;
       if (d.kind !== 'foreign key') return true;
       const fk = constraintOf(d.sql);
-      const references = fk?.references === key(idx.schema, idx.table) && (fk.referencedColumns.length ? sameSet(fk.referencedColumns, def.columns) : def.primary);
+      const references =
+        fk?.references === key(idx.schema, idx.table) && (fk.referencedColumns.length ? sameSet(fk.referencedColumns, def.columns) : def.primary);
       if (references) removed.push(`foreign key ${d.name}`);
       return !references;
     });

@@ -32,7 +32,15 @@ const DEFS = {
 };
 
 function production(): Snapshot {
-  const rel = (name: string, kind: string, blocks: number) => ({ schema: 'public', name, kind, relpages: blocks, reltuples: blocks * 50, relallvisible: 0, blocks });
+  const rel = (name: string, kind: string, blocks: number) => ({
+    schema: 'public',
+    name,
+    kind,
+    relpages: blocks,
+    reltuples: blocks * 50,
+    relallvisible: 0,
+    blocks,
+  });
   const col = (table: string, name: string, type: string) => ({ schema: 'public', table, name, type, category: 'N', notNull: false });
   return {
     serverVersionNum: 180000,
@@ -42,10 +50,18 @@ function production(): Snapshot {
     settings: {},
     ddl: [
       { kind: 'table', name: 'public.customer', sql: 'CREATE TABLE public.customer (id integer NOT NULL, region text)' },
-      { kind: 'table', name: 'public.orders', sql: 'CREATE TABLE public.orders (id bigint NOT NULL, customer_id integer, status text, created timestamp with time zone)' },
+      {
+        kind: 'table',
+        name: 'public.orders',
+        sql: 'CREATE TABLE public.orders (id bigint NOT NULL, customer_id integer, status text, created timestamp with time zone)',
+      },
       { kind: 'constraint', name: 'customer_pkey', sql: 'ALTER TABLE public.customer ADD CONSTRAINT customer_pkey PRIMARY KEY (id)' },
       { kind: 'constraint', name: 'orders_pkey', sql: 'ALTER TABLE public.orders ADD CONSTRAINT orders_pkey PRIMARY KEY (id)' },
-      { kind: 'foreign key', name: 'orders_customer_id_fkey', sql: 'ALTER TABLE public.orders ADD CONSTRAINT orders_customer_id_fkey FOREIGN KEY (customer_id) REFERENCES public.customer(id)' },
+      {
+        kind: 'foreign key',
+        name: 'orders_customer_id_fkey',
+        sql: 'ALTER TABLE public.orders ADD CONSTRAINT orders_customer_id_fkey FOREIGN KEY (customer_id) REFERENCES public.customer(id)',
+      },
       { kind: 'index', name: 'orders_created_idx', sql: DEFS.created },
       { kind: 'index', name: 'orders_hand_idx', sql: DEFS.hand },
       { kind: 'view', name: 'public.recent', sql: 'CREATE VIEW public.recent AS SELECT id FROM orders' },
@@ -120,7 +136,7 @@ describe('applyRunSchema', () => {
 
   it('creates a new index, marked to be sized like a candidate, with a note on its table', () => {
     const run = sameAsProduction();
-    const def = 'CREATE INDEX orders_customer_idx ON public.orders USING btree (customer_id) INCLUDE (status) WHERE (status = \'paid\'::text)';
+    const def = "CREATE INDEX orders_customer_idx ON public.orders USING btree (customer_id) INCLUDE (status) WHERE (status = 'paid'::text)";
     run.indexes.push(['public', 'orders', 'orders_customer_idx', def, null]);
     const applied = applyRunSchema(production(), run, sameAsProduction());
     expect(applied.digest).toMatch(/^[0-9a-f]{64}$/);
@@ -147,7 +163,10 @@ describe('applyRunSchema', () => {
     expect(shadowStatements(applied.snapshot)).toContain(sql);
     expect(applied.snapshot.relations).toContainEqual({ schema: 'public', name: 'Coupon', kind: 'r', relpages: 0, reltuples: -1, relallvisible: 0, blocks: 0 });
     expect(applied.snapshot.columns.filter((c) => c.table === 'Coupon').map((c) => c.name)).toEqual(['order', 'code']);
-    expect(applied.tableNotes['public.Coupon']).toEqual(['public.Coupon is new in this run: no production statistics', 'index public.coupon_code is new in this run']);
+    expect(applied.tableNotes['public.Coupon']).toEqual([
+      'public.Coupon is new in this run: no production statistics',
+      'index public.coupon_code is new in this run',
+    ]);
     // Its index is built on the new (empty) table and not sized: the table has no production rows.
     expect(applied.snapshot.runIndexes).toEqual([]);
     expect(shadowStatements(applied.snapshot)).toContain('CREATE INDEX coupon_code ON public."Coupon" USING btree (code)');
@@ -205,9 +224,13 @@ describe('applyRunSchema', () => {
     const run = sameAsProduction();
     run.columns = run.columns.map((c) => (c[2] === 'created' ? ['public', 'orders', 'created', 'date', false] : c));
     run.columns = run.columns.filter(([, t, c]) => !(t === 'customer' && c === 'region'));
-    run.indexes = run.indexes.map((i) => (i[2] === 'orders_created_idx' ? [...i.slice(0, 3), 'CREATE INDEX orders_created_idx ON public.orders USING btree (created DESC)', null] as RunSchema['indexes'][number] : i));
+    run.indexes = run.indexes.map((i) =>
+      i[2] === 'orders_created_idx'
+        ? ([...i.slice(0, 3), 'CREATE INDEX orders_created_idx ON public.orders USING btree (created DESC)', null] as RunSchema['indexes'][number])
+        : i,
+    );
     run.tables.push(['public', 'totals', 'v', null], ['public', 'bad', 'r', null]);
-    run.columns.push(['public', 'bad', 'x', "integer DEFAULT pg_sleep(10)", false], ['public', 'orders', 'evil', 'int); DROP TABLE orders; --', false]);
+    run.columns.push(['public', 'bad', 'x', 'integer DEFAULT pg_sleep(10)', false], ['public', 'orders', 'evil', 'int); DROP TABLE orders; --', false]);
     run.indexes.push(
       ['public', 'orders', 'two', 'CREATE INDEX two ON public.orders (id); CREATE INDEX three ON public.orders (id)', null],
       ['public', 'orders', 'renamed', 'CREATE INDEX other_name ON public.orders USING btree (id)', null],
@@ -228,7 +251,10 @@ describe('applyRunSchema', () => {
 
   it('gives the same digest for the same changes in any order, another for other changes', () => {
     const a = sameAsProduction();
-    a.indexes.push(['public', 'orders', 'i1', 'CREATE INDEX i1 ON public.orders USING btree (status)', null], ['public', 'orders', 'i2', 'CREATE INDEX i2 ON public.orders USING btree (customer_id)', null]);
+    a.indexes.push(
+      ['public', 'orders', 'i1', 'CREATE INDEX i1 ON public.orders USING btree (status)', null],
+      ['public', 'orders', 'i2', 'CREATE INDEX i2 ON public.orders USING btree (customer_id)', null],
+    );
     const b = { ...a, indexes: [...a.indexes].reverse() };
     const c = { ...a, indexes: a.indexes.slice(0, -1) };
     const digest = (r: RunSchema) => applyRunSchema(production(), r, sameAsProduction()).digest;
@@ -277,7 +303,13 @@ describe('planObjects', () => {
       'Total Cost': 10,
       'Plan Rows': 1,
       Plans: [
-        { 'Node Type': 'Bitmap Heap Scan', 'Relation Name': 'customer', 'Total Cost': 1, 'Plan Rows': 1, Plans: [{ 'Node Type': 'Bitmap Index Scan', 'Index Name': 'customer_pkey', 'Total Cost': 1, 'Plan Rows': 1 }] },
+        {
+          'Node Type': 'Bitmap Heap Scan',
+          'Relation Name': 'customer',
+          'Total Cost': 1,
+          'Plan Rows': 1,
+          Plans: [{ 'Node Type': 'Bitmap Index Scan', 'Index Name': 'customer_pkey', 'Total Cost': 1, 'Plan Rows': 1 }],
+        },
         { 'Node Type': 'Index Scan', 'Relation Name': 'orders', 'Index Name': 'orders_created_idx', 'Total Cost': 1, 'Plan Rows': 1 },
         { 'Node Type': 'Index Scan', 'Relation Name': 'ledger_2025', 'Index Name': 'ledger_2025_day_idx', 'Total Cost': 1, 'Plan Rows': 1 },
       ],

@@ -40,7 +40,10 @@ function identifierChain(text: string): string[] | undefined {
       i++;
     } else {
       const end = text.indexOf('.', i);
-      part = text.slice(i, end < 0 ? text.length : end).trim().toLowerCase();
+      part = text
+        .slice(i, end < 0 ? text.length : end)
+        .trim()
+        .toLowerCase();
       i = end < 0 ? text.length : end;
     }
     parts.push(part);
@@ -262,7 +265,14 @@ export function missingFrom(snapshot: Snapshot, refs: QueryRefs): MissingScope |
   if (!snapshot.scope) return undefined;
   if (!snapshot.graph) return undefined;
   const { missing } = closure(snapshot, refs);
-  const empty = !missing.names.relations.length && !missing.names.functions.length && !missing.names.types.length && !missing.used.length && !missing.needed.length && !missing.types.length && !missing.functions.length;
+  const empty =
+    !missing.names.relations.length &&
+    !missing.names.functions.length &&
+    !missing.names.types.length &&
+    !missing.used.length &&
+    !missing.needed.length &&
+    !missing.types.length &&
+    !missing.functions.length;
   return empty ? undefined : missing;
 }
 
@@ -307,7 +317,8 @@ export function subsetSnapshot(snapshot: Snapshot, refs: QueryRefs, extra: { use
         return d.of === undefined || c.relations.has(d.of);
     }
   };
-  const pick = <T extends GraphObject>(objects: Record<string, T>, keys: Set<string>) => Object.fromEntries(Object.entries(objects).filter(([k]) => keys.has(k)));
+  const pick = <T extends GraphObject>(objects: Record<string, T>, keys: Set<string>) =>
+    Object.fromEntries(Object.entries(objects).filter(([k]) => keys.has(k)));
   const statsOf = (schema: string, table: string) => hasRelation(schema, table) || indexNames.has(`${schema}\u0000${table}`);
   const scope: SnapshotScope = {
     relations: { ...snapshot.scope?.relations, ...c.scope.relations },

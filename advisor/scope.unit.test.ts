@@ -34,9 +34,19 @@ function production(): Snapshot {
       { kind: 'table', name: 'public.orders', sql: 'CREATE TABLE public.orders (id integer NOT NULL, customer_id integer, state public.state)' },
       { kind: 'table', name: 'public.ledger', sql: 'CREATE TABLE public.ledger (id integer) PARTITION BY RANGE (id)' },
       { kind: 'table', name: 'public.ledger_2024', sql: 'CREATE TABLE public.ledger_2024 (id integer)' },
-      { kind: 'attach', name: 'public.ledger_2024', of: 'public.ledger_2024', sql: 'ALTER TABLE public.ledger ATTACH PARTITION public.ledger_2024 FOR VALUES FROM (0) TO (10)' },
+      {
+        kind: 'attach',
+        name: 'public.ledger_2024',
+        of: 'public.ledger_2024',
+        sql: 'ALTER TABLE public.ledger ATTACH PARTITION public.ledger_2024 FOR VALUES FROM (0) TO (10)',
+      },
       { kind: 'table', name: 'public.ledger_2025', sql: 'CREATE TABLE public.ledger_2025 (id integer)' },
-      { kind: 'attach', name: 'public.ledger_2025', of: 'public.ledger_2025', sql: 'ALTER TABLE public.ledger ATTACH PARTITION public.ledger_2025 FOR VALUES FROM (10) TO (20)' },
+      {
+        kind: 'attach',
+        name: 'public.ledger_2025',
+        of: 'public.ledger_2025',
+        sql: 'ALTER TABLE public.ledger ATTACH PARTITION public.ledger_2025 FOR VALUES FROM (10) TO (20)',
+      },
       { kind: 'table', name: 'tenant2.orders', sql: 'CREATE TABLE tenant2.orders (id integer NOT NULL)' },
       { kind: 'constraint', name: 'customer_pkey', of: 'public.customer', sql: 'ALTER TABLE public.customer ADD CONSTRAINT customer_pkey PRIMARY KEY (id)' },
       { kind: 'constraint', name: 'orders_pkey', of: 'public.orders', sql: 'ALTER TABLE public.orders ADD CONSTRAINT orders_pkey PRIMARY KEY (id)' },
@@ -64,10 +74,54 @@ function production(): Snapshot {
       rel('tenant2', 'orders_pkey', 'i'),
     ],
     indexes: [
-      { schema: 'public', table: 'customer', name: 'customer_pkey', am: 'btree', keys: ['id'], include: [], predicate: null, unique: true, parent: null, definition: '' },
-      { schema: 'public', table: 'orders', name: 'orders_pkey', am: 'btree', keys: ['id'], include: [], predicate: null, unique: true, parent: null, definition: 'CREATE UNIQUE INDEX orders_pkey ON public.orders USING btree (id)' },
-      { schema: 'public', table: 'orders', name: 'orders_f', am: 'btree', keys: [null], include: [], predicate: null, unique: false, parent: null, definition: 'CREATE INDEX orders_f ON public.orders USING btree (public.f(customer_id))' },
-      { schema: 'tenant2', table: 'orders', name: 'orders_pkey', am: 'btree', keys: ['id'], include: [], predicate: null, unique: true, parent: null, definition: '' },
+      {
+        schema: 'public',
+        table: 'customer',
+        name: 'customer_pkey',
+        am: 'btree',
+        keys: ['id'],
+        include: [],
+        predicate: null,
+        unique: true,
+        parent: null,
+        definition: '',
+      },
+      {
+        schema: 'public',
+        table: 'orders',
+        name: 'orders_pkey',
+        am: 'btree',
+        keys: ['id'],
+        include: [],
+        predicate: null,
+        unique: true,
+        parent: null,
+        definition: 'CREATE UNIQUE INDEX orders_pkey ON public.orders USING btree (id)',
+      },
+      {
+        schema: 'public',
+        table: 'orders',
+        name: 'orders_f',
+        am: 'btree',
+        keys: [null],
+        include: [],
+        predicate: null,
+        unique: false,
+        parent: null,
+        definition: 'CREATE INDEX orders_f ON public.orders USING btree (public.f(customer_id))',
+      },
+      {
+        schema: 'tenant2',
+        table: 'orders',
+        name: 'orders_pkey',
+        am: 'btree',
+        keys: ['id'],
+        include: [],
+        predicate: null,
+        unique: true,
+        parent: null,
+        definition: '',
+      },
     ],
     columns: [
       col('public', 'customer', 'id'),
@@ -105,7 +159,14 @@ describe('the names a query uses', () => {
       'not sql at all',
     ]);
     expect(refs.relations.map((n) => nameKey(n)).sort()).toEqual(
-      [{ name: 'recent' }, { schema: 'tenant2', name: 'orders' }, { schema: 'Mixed', name: 'T' }, { schema: 'public', name: 'ledger' }, { name: 'orders' }, { name: 'customer' }]
+      [
+        { name: 'recent' },
+        { schema: 'tenant2', name: 'orders' },
+        { schema: 'Mixed', name: 'T' },
+        { schema: 'public', name: 'ledger' },
+        { name: 'orders' },
+        { name: 'customer' },
+      ]
         .map((n) => nameKey(n))
         .sort(),
     );
@@ -184,7 +245,11 @@ describe('a scoped snapshot', () => {
       'attach public.ledger_2025',
       'constraint customer_pkey',
     ]);
-    expect(refsOfScope(merged.scope!).relations.map((n) => n.name).sort()).toEqual(['customer', 'ledger', 'ledger_2024']);
+    expect(
+      refsOfScope(merged.scope!)
+        .relations.map((n) => n.name)
+        .sort(),
+    ).toEqual(['customer', 'ledger', 'ledger_2024']);
   });
 
   it('is unchanged for a new read that holds the same, whatever the order, and changed when a size moved', () => {
@@ -251,7 +316,10 @@ describe("a CI run's schema applied to a part", () => {
   it('applies what touches the part: a new column and index of a table the queries read', () => {
     const part = subsetSnapshot(production(), queryRefs(['SELECT * FROM customer']));
     const applied = applyRunSchema(part, runSchema(), null);
-    expect(applied.snapshot.ddl.filter((d) => d.kind === 'column' || (d.kind === 'index' && d.name === 'customer_vip')).map((d) => d.of)).toEqual(['public.customer', 'public.customer']);
+    expect(applied.snapshot.ddl.filter((d) => d.kind === 'column' || (d.kind === 'index' && d.name === 'customer_vip')).map((d) => d.of)).toEqual([
+      'public.customer',
+      'public.customer',
+    ]);
     expect(applied.digest).not.toBe('');
     expect(tables(subsetSnapshot(applied.snapshot, queryRefs(['SELECT * FROM customer'])))).toEqual(['public.customer']);
     expect(subsetSnapshot(applied.snapshot, queryRefs(['SELECT * FROM customer'])).ddl.map((d) => d.kind)).toContain('column');

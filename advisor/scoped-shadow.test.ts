@@ -62,7 +62,9 @@ const plansOf = (r: AnalysisResult, hashes?: string[]) =>
     .sort((a, b) => a.hash.localeCompare(b.hash));
 
 const inputs = (set: Record<string, string> | [string, string, number][]): QueryInput[] =>
-  Array.isArray(set) ? set.map(([label, query, calls], i) => ({ hash: `q${i + 1} ${label}`, query, calls })) : Object.entries(set).map(([hash, query]) => ({ hash, query, calls: 10 }));
+  Array.isArray(set)
+    ? set.map(([label, query, calls], i) => ({ hash: `q${i + 1} ${label}`, query, calls }))
+    : Object.entries(set).map(([hash, query]) => ({ hash, query, calls: 10 }));
 
 interface ThreeWays {
   whole: Snapshot;
@@ -83,7 +85,10 @@ async function threeWays(url: string, queries: QueryInput[]): Promise<ThreeWays>
 }
 
 /** Relations (schema.name) a snapshot holds, tables and views. */
-const relationsOf = (s: Snapshot) => Object.values(s.graph?.relations ?? {}).map((r) => `${r.schema}.${r.name}`).sort();
+const relationsOf = (s: Snapshot) =>
+  Object.values(s.graph?.relations ?? {})
+    .map((r) => `${r.schema}.${r.name}`)
+    .sort();
 
 beforeAll(async () => {
   await loadParser();
@@ -249,7 +254,10 @@ describe('the fidelity cases of advisor.test.ts and kept-shadows.test.ts, beside
   it('resolves unqualified names as the search_path does, past a same-named table', async () => {
     await production.query(`ALTER DATABASE fidelity SET search_path = archive, public`);
     try {
-      const queries = inputs({ archived: 'SELECT * FROM orders WHERE customer_id = $1', both: 'SELECT count(*) FROM refunds r JOIN public.customer c ON c.id = r.customer_id' });
+      const queries = inputs({
+        archived: 'SELECT * FROM orders WHERE customer_id = $1',
+        both: 'SELECT count(*) FROM refunds r JOIN public.customer c ON c.id = r.customer_id',
+      });
       const scoped = await readSnapshot(url, { scope: { names: queryRefs(queries.map((q) => q.query)) } });
       expect(scoped.scope!.relations).toEqual({ '["orders"]': 'archive.orders', '["refunds"]': 'archive.refunds', '["public","customer"]': 'public.customer' });
       expect(relationsOf(scoped)).toEqual(['archive.orders', 'archive.refunds', 'public.customer']);
@@ -277,7 +285,12 @@ describe('the fidelity cases of advisor.test.ts and kept-shadows.test.ts, beside
     expect(missingFrom(merged, queryRefs([QUERIES.inherited]))).toBeDefined();
     const queries = inputs({ partitioned: QUERIES.partitioned, view: QUERIES.view, enumCast: QUERIES.enumCast, onePartition: QUERIES.onePartition });
     const fromMerged = await analyzeSnapshot(merged, queries, { shadow });
-    expect(plansOf(fromMerged)).toEqual(plansOf(ways.full, queries.map((q) => q.hash)));
+    expect(plansOf(fromMerged)).toEqual(
+      plansOf(
+        ways.full,
+        queries.map((q) => q.hash),
+      ),
+    );
     // the same queries on the whole read: the same recommendations too
     expect(comparable(fromMerged, true)).toEqual(comparable(await analyzeSnapshot(ways.whole, queries, { shadow, fullShadow: true }), true));
   });
@@ -285,12 +298,23 @@ describe('the fidelity cases of advisor.test.ts and kept-shadows.test.ts, beside
   it('grows a kept shadow database with the relations of later queries, planning as a fresh one', async () => {
     const reuseKey = 'fidelity-grow';
     const firstSet = inputs({ onePartition: QUERIES.onePartition, byCustomer: QUERIES.byCustomer });
-    const laterSet = inputs({ partitioned: QUERIES.partitioned, view: QUERIES.view, composite: QUERIES.composite, expression: QUERIES.expression, inherited: QUERIES.inherited });
+    const laterSet = inputs({
+      partitioned: QUERIES.partitioned,
+      view: QUERIES.view,
+      composite: QUERIES.composite,
+      expression: QUERIES.expression,
+      inherited: QUERIES.inherited,
+    });
     await analyzeSnapshot(ways.whole, firstSet, { shadow, reuseKey });
     const grown = await analyzeSnapshot(ways.whole, laterSet, { shadow, reuseKey });
     const fresh = await analyzeSnapshot(ways.whole, laterSet, { shadow });
     expect(comparable(grown)).toEqual(comparable(fresh));
-    expect(plansOf(fresh)).toEqual(plansOf(ways.full, laterSet.map((q) => q.hash)));
+    expect(plansOf(fresh)).toEqual(
+      plansOf(
+        ways.full,
+        laterSet.map((q) => q.hash),
+      ),
+    );
   });
 });
 

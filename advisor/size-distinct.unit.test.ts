@@ -30,7 +30,12 @@ describe('histogram buckets', () => {
   it('give a narrow range fewer values than a wide one, all of them adding up', () => {
     const parts = buckets([0, 10, 1_000, 100_000], 3_000, 1_500);
     expect(parts[0]!.distinct).toBeLessThan(parts[2]!.distinct);
-    expect(sum(parts.map((p) => ({ values: p.distinct, rows: p.rows })), (g) => g.values)).toBeLessThanOrEqual(1_500 + 1e-6);
+    expect(
+      sum(
+        parts.map((p) => ({ values: p.distinct, rows: p.rows })),
+        (g) => g.values,
+      ),
+    ).toBeLessThanOrEqual(1_500 + 1e-6);
   });
 });
 

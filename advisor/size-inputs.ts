@@ -74,7 +74,8 @@ export function sizeInputs(snapshot: Snapshot): SizeInputs {
 
   return (index, tuples) => {
     const fillfactor = /fillfactor\s*=\s*'?(\d+)/i.exec(index.definition ?? '')?.[1];
-    const stat = (name: string): ColumnSize => (name === '' ? expressionSize(index, tableColumns.get(`${index.schema}.${index.table}`) ?? [], column, tuples) : column(index.schema, index.table, name));
+    const stat = (name: string): ColumnSize =>
+      name === '' ? expressionSize(index, tableColumns.get(`${index.schema}.${index.table}`) ?? [], column, tuples) : column(index.schema, index.table, name);
     return {
       am: index.am,
       keys: index.keys,

@@ -13,8 +13,20 @@ const snapshot = {
     { schema: 'public', table: 't', name: 'state', type: 'order_state', category: 'E', notNull: true },
   ],
   stats: [
-    { schema: 'public', table: 't', column: 'code', inherited: false, values: { avg_width: 5, null_frac: 0, n_distinct: -1, histogram_bounds: '{abcd,"a b,c",wxyz}' } },
-    { schema: 'public', table: 't', column: 'amount', inherited: false, values: { avg_width: 7, null_frac: 0, n_distinct: 10, most_common_vals: '{12.25,0.00}', most_common_freqs: '{0.5,0.5}' } },
+    {
+      schema: 'public',
+      table: 't',
+      column: 'code',
+      inherited: false,
+      values: { avg_width: 5, null_frac: 0, n_distinct: -1, histogram_bounds: '{abcd,"a b,c",wxyz}' },
+    },
+    {
+      schema: 'public',
+      table: 't',
+      column: 'amount',
+      inherited: false,
+      values: { avg_width: 7, null_frac: 0, n_distinct: 10, most_common_vals: '{12.25,0.00}', most_common_freqs: '{0.5,0.5}' },
+    },
   ],
 } as unknown as Snapshot;
 
@@ -47,7 +59,17 @@ describe('column inputs', () => {
   });
 
   it('size an expression key from the columns it reads, as a guess, and read the fillfactor', () => {
-    const index = shape({ schema: 'public', table: 't', am: 'btree', keys: [''], include: [], definition: 'CREATE INDEX i ON public.t USING btree (lower((code)::text)) WITH (fillfactor=70)' }, 1000);
+    const index = shape(
+      {
+        schema: 'public',
+        table: 't',
+        am: 'btree',
+        keys: [''],
+        include: [],
+        definition: 'CREATE INDEX i ON public.t USING btree (lower((code)::text)) WITH (fillfactor=70)',
+      },
+      1000,
+    );
     expect(index.fillfactor).toBe(70);
     expect(index.stat('')).toMatchObject({ avgWidth: 8, distinct: 1000 });
     expect(index.stat('').guess).toMatch(/expression/);

@@ -53,7 +53,8 @@ function btreeSize(shape: IndexShape): SizeEstimate {
   const dedup = !shape.unique && shape.include.length === 0 && columns.slice(0, keyCount).every((c) => c.layout?.dedup);
   const why = new Set<string>();
   for (const c of columns) if (c.guess) why.add(c.guess);
-  if (columns.some((c) => (c.layout?.len ?? -1) < 0 && c.avgWidth > COMPRESS_ABOVE)) why.add('values over 512 bytes may be compressed in the index; sized uncompressed');
+  if (columns.some((c) => (c.layout?.len ?? -1) < 0 && c.avgWidth > COMPRESS_ABOVE))
+    why.add('values over 512 bytes may be compressed in the index; sized uncompressed');
 
   const leafFree = Math.floor((PAGE * (100 - (shape.fillfactor ?? 90))) / 100);
   let leafPages = 0;
@@ -74,7 +75,7 @@ function btreeSize(shape: IndexShape): SizeEstimate {
   const pivot = pivotBytes(columns.slice(0, keyCount), tuples) + LINE_POINTER;
   const internalFree = Math.floor((PAGE * (100 - INTERNAL_FILLFACTOR)) / 100);
   let internal = 0;
-  for (let level = leaves; level > 1; ) {
+  for (let level = leaves; level > 1;) {
     level = Math.ceil(level / perPage(pivot, 0, internalFree, false));
     internal += level;
   }
@@ -223,7 +224,15 @@ function pivotBytes(keys: ColumnSize[], tuples: number): number {
     bytes += (differ - told) * tupleBytes(keys.slice(0, j), allPresent);
     told = differ;
   }
-  return bytes + (1 - told) * (tupleBytes(keys, keys.map(() => true)) + 8);
+  return (
+    bytes +
+    (1 - told) *
+      (tupleBytes(
+        keys,
+        keys.map(() => true),
+      ) +
+        8)
+  );
 }
 
 /**

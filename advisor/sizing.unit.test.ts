@@ -9,7 +9,9 @@ const MILLION = 1_000_000;
 const INT4 = { len: 4, align: 4, dedup: true };
 const TEXT = { len: -1, align: 4, dedup: true };
 /** An integer column as pg_stats and pg_type describe it. */
-const column = (avgWidth: number, distinct: number, nullFrac = 0) => (): ColumnSize => ({ avgWidth, nullFrac, distinct, layout: avgWidth === 4 ? INT4 : { ...INT4, len: avgWidth, align: 8 } });
+const column =
+  (avgWidth: number, distinct: number, nullFrac = 0) =>
+  (): ColumnSize => ({ avgWidth, nullFrac, distinct, layout: avgWidth === 4 ? INT4 : { ...INT4, len: avgWidth, align: 8 } });
 /** A text column whose sampled values (pg_stats' most common values and histogram) are all `width` bytes stored. */
 const text = (width: number, distinct: number) => (): ColumnSize => ({ avgWidth: width, nullFrac: 0, distinct, layout: TEXT, widths: [width] });
 const btree = (tuples: number, stat: IndexShape['stat'], rest: Partial<IndexShape> = {}): number =>
@@ -83,7 +85,8 @@ describe('B-tree heights', () => {
 
 describe('GIN sizes', () => {
   it('grow with the width of the documents', () => {
-    const gin = (width: number) => estimateIndexPages({ am: 'gin', keys: ['payload'], include: [], tuples: MILLION, unique: false, stat: column(width, MILLION) });
+    const gin = (width: number) =>
+      estimateIndexPages({ am: 'gin', keys: ['payload'], include: [], tuples: MILLION, unique: false, stat: column(width, MILLION) });
     expect(gin(400)).toBeGreaterThan(gin(100));
     expect(estimateIndexPages({ am: 'gin', keys: ['payload'], include: [], tuples: 0, unique: false, stat: column(100, 1) })).toBeGreaterThanOrEqual(2);
   });

@@ -56,7 +56,9 @@ function constantText(node: Node | undefined): string | undefined {
   if (cast) {
     const inner = constantText(child(cast, 'arg'));
     const typeName = child(cast, 'typeName');
-    const names = list(typeName?.names).map(sval).filter((s): s is string => !!s && s !== 'pg_catalog');
+    const names = list(typeName?.names)
+      .map(sval)
+      .filter((s): s is string => !!s && s !== 'pg_catalog');
     if (inner === undefined || names.length === 0) return undefined;
     return `${inner}::${names.map(quoteIdent).join('.')}`;
   }
@@ -204,7 +206,9 @@ export class UsageCollector {
       const query = c && child(c, 'ctequery');
       if (!c || !query) continue;
       const name = String(c.ctename);
-      const names = list(c.aliascolnames).map(sval).filter((s): s is string => !!s);
+      const names = list(c.aliascolnames)
+        .map(sval)
+        .filter((s): s is string => !!s);
       // PostgreSQL inlines a side-effect-free, non-recursive CTE read once, or any NOT MATERIALIZED one.
       const materialized = String(c.ctematerialized ?? '');
       const inline =
@@ -233,11 +237,15 @@ export class UsageCollector {
     }
     for (const f of list(select.fromClause)) this.fromItem(f, scope);
     this.conjuncts(child(select, 'whereClause'), scope, false);
-    const targets = list(select.targetList).map((t) => child(t, 'ResTarget')).filter((t): t is Node => !!t);
+    const targets = list(select.targetList)
+      .map((t) => child(t, 'ResTarget'))
+      .filter((t): t is Node => !!t);
     const outputs = this.outputs(targets, scope);
     for (const t of list(select.targetList)) this.walk(t, scope);
     this.walk(child(select, 'havingClause'), scope);
-    const sorts = list(select.sortClause).map((s) => child(s, 'SortBy')).filter((s): s is Node => !!s);
+    const sorts = list(select.sortClause)
+      .map((s) => child(s, 'SortBy'))
+      .filter((s): s is Node => !!s);
     const sortCols = this.columnList(
       sorts.map((s) => this.orderItem(child(s, 'node'), outputs, scope, true)),
       sorts.map((s) => s.sortby_dir === 'SORTBY_DESC'),
@@ -329,7 +337,9 @@ export class UsageCollector {
     const schema = rv.schemaname as string | undefined;
     const aliasNode = child(rv, 'alias');
     const alias = (aliasNode?.aliasname as string | undefined) ?? name;
-    const aliasColumns = list(aliasNode?.colnames).map(sval).filter((s): s is string => !!s);
+    const aliasColumns = list(aliasNode?.colnames)
+      .map(sval)
+      .filter((s): s is string => !!s);
     const derived = (columns: OutputColumn[]): DerivedEntry => {
       const entry: DerivedEntry = { kind: 'derived', alias, columns: renamed(columns, aliasColumns) };
       scope.entries.push(entry);
@@ -387,7 +397,12 @@ export class UsageCollector {
       const entry: DerivedEntry = {
         kind: 'derived',
         alias: (aliasNode?.aliasname as string | undefined) ?? '',
-        columns: renamed(columns, list(aliasNode?.colnames).map(sval).filter((s): s is string => !!s)),
+        columns: renamed(
+          columns,
+          list(aliasNode?.colnames)
+            .map(sval)
+            .filter((s): s is string => !!s),
+        ),
       };
       scope.entries.push(entry);
       return [entry];

@@ -44,7 +44,10 @@ function parseName(text: string): { schema?: string; name: string }[] {
  * several schemas have one.
  */
 export function resolveIndexNames(snapshot: Snapshot, names: readonly string[]): ResolvedIndexes {
-  const path = snapshot.searchPath.split(',').map((s) => s.trim().replace(/^"(.*)"$/, '$1')).filter((s) => s && s !== '$user');
+  const path = snapshot.searchPath
+    .split(',')
+    .map((s) => s.trim().replace(/^"(.*)"$/, '$1'))
+    .filter((s) => s && s !== '$user');
   const found = new Map<string, SnapshotIndex>();
   const problems: ResolvedIndexes['problems'] = [];
   names.forEach((text, position) => {
@@ -67,7 +70,11 @@ export function resolveIndexNames(snapshot: Snapshot, names: readonly string[]):
       return;
     }
     if (match.parent) {
-      problems.push({ position, name: text, message: `Index "${text}" is a partition's part of ${match.schema}.${match.parent}; hide ${match.schema}.${match.parent} instead.` });
+      problems.push({
+        position,
+        name: text,
+        message: `Index "${text}" is a partition's part of ${match.schema}.${match.parent}; hide ${match.schema}.${match.parent} instead.`,
+      });
       return;
     }
     found.set(`${match.schema}.${match.name}`, match);
@@ -111,7 +118,12 @@ export async function planWhatIfDrops(session: ShadowSession, drops: readonly Wh
   for (const drop of drops) {
     const oids = await indexTreeOids(session, drop.schema, drop.name);
     if (oids.length === 0) {
-      results.push({ schema: drop.schema, name: drop.name, queries: [], error: 'Not in the shadow: the production snapshot the analysis planned on does not have it.' });
+      results.push({
+        schema: drop.schema,
+        name: drop.name,
+        queries: [],
+        error: 'Not in the shadow: the production snapshot the analysis planned on does not have it.',
+      });
       continue;
     }
     const queries: WhatIfDropResult['queries'] = [];

@@ -239,7 +239,8 @@ function greedySteps(queries: QueryOptions[], meta: Map<string, Recommendation>,
       }
       const score = byBytes ? gain / Math.max(size, 1) : gain;
       // Near ties (within 1%) go to the index serving more queries, then to the smaller one.
-      const better = !best || score > best.score * 1.01 || (score >= best.score * 0.99 && (helped > best.helped || (helped === best.helped && size < best.bytes)));
+      const better =
+        !best || score > best.score * 1.01 || (score >= best.score * 0.99 && (helped > best.helped || (helped === best.helped && size < best.bytes)));
       if (better) best = { index, gain, score, helped, bytes: size };
     }
     if (!best) {

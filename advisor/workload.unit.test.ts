@@ -148,7 +148,14 @@ describe('the saving curve', () => {
 });
 
 describe('candidates shared between queries', () => {
-  const btree = (keys: string[], predicate: string | null = null): IndexCandidate => ({ schema: 'public', table: 'orders', am: 'btree', keys, include: [], predicate });
+  const btree = (keys: string[], predicate: string | null = null): IndexCandidate => ({
+    schema: 'public',
+    table: 'orders',
+    am: 'btree',
+    keys,
+    include: [],
+    predicate,
+  });
   it("tries another query's candidate on a query whose own key it extends, and no other", () => {
     const [eq, eqSort] = withSharedCandidates([[btree(['a'])], [btree(['a', 'b']), btree(['b', 'a']), btree(['a', 'b'], 'x IS NULL')]]);
     expect(eq!.map((c) => c.keys.join(','))).toEqual(['a', 'a,b']);

@@ -104,7 +104,10 @@ describe.each(majorsUnderTest())('sync as seen by its user on PostgreSQL %i', (m
     expect(big.sampleRows.type === 'ok' && big.sampleRows.value).toHaveLength(5);
     expect(table(schema, 'public', 'empty_table').sampleRows).toEqual({ type: 'ok', value: [] });
     const two = ok((await sync({ db: url, sampleRows: 2 })).schema);
-    expect(table(two, 'public', 'big').sampleRows).toMatchObject({ type: 'ok', value: [{ id: expect.any(Number), category: expect.any(Number) }, expect.any(Object)] });
+    expect(table(two, 'public', 'big').sampleRows).toMatchObject({
+      type: 'ok',
+      value: [{ id: expect.any(Number), category: expect.any(Number) }, expect.any(Object)],
+    });
     const none = ok((await sync({ db: url, sampleRows: 0 })).schema);
     expect(none.tables.every((t) => t.sampleRows.type === 'ok' && t.sampleRows.value.length === 0)).toBe(true);
   });

@@ -13,7 +13,12 @@ describe('POST /postgres/analyze', () => {
   let shop: string;
 
   const analyze = async (body: unknown) => {
-    const answer = await request(analyzer.url, { method: 'POST', path: '/postgres/analyze', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = await request(analyzer.url, {
+      method: 'POST',
+      path: '/postgres/analyze',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return answer;
   };
 
@@ -44,7 +49,8 @@ describe('POST /postgres/analyze', () => {
   });
 
   it("analyzes the database's own pg_stat_statements and recommends the index its workload misses", async () => {
-    const writesBefore = (await server.query(`SELECT n_tup_ins + n_tup_upd + n_tup_del AS w FROM pg_stat_user_tables WHERE relname = 'orders'`, [], 'shop')).rows[0];
+    const writesBefore = (await server.query(`SELECT n_tup_ins + n_tup_upd + n_tup_del AS w FROM pg_stat_user_tables WHERE relname = 'orders'`, [], 'shop'))
+      .rows[0];
     const answer = await analyze({ db: shop });
     expect(answer.status).toBe(200);
     const body = analyzeResponseSchema.parse(answer.json);
@@ -55,7 +61,8 @@ describe('POST /postgres/analyze', () => {
     expect(body.queries.find((q) => q.query.includes('WHERE id ='))?.recommendations).toEqual([]);
     // the advisor's own reads and DDL never show up as the application's queries
     expect(body.queries.filter((q) => /^\s*(CREATE|ANALYZE)\b|pg_catalog|querytrail/i.test(q.query))).toEqual([]);
-    const writesAfter = (await server.query(`SELECT n_tup_ins + n_tup_upd + n_tup_del AS w FROM pg_stat_user_tables WHERE relname = 'orders'`, [], 'shop')).rows[0];
+    const writesAfter = (await server.query(`SELECT n_tup_ins + n_tup_upd + n_tup_del AS w FROM pg_stat_user_tables WHERE relname = 'orders'`, [], 'shop'))
+      .rows[0];
     expect(writesAfter).toEqual(writesBefore);
   });
 
@@ -81,10 +88,16 @@ describe('POST /postgres/analyze', () => {
     expect(curve.length).toBeGreaterThanOrEqual(3);
     // from the cost of the queries an index helps, as they are, down to what the chosen point leaves
     const helped = whole.queries.filter((q) => q.recommendations.length > 0);
-    expect(curve[0]!.cost).toBeCloseTo(helped.reduce((n, q) => n + q.cost! * q.calls!, 0), 0);
+    expect(curve[0]!.cost).toBeCloseTo(
+      helped.reduce((n, q) => n + q.cost! * q.calls!, 0),
+      0,
+    );
     const chosen = curve[whole.stopReason!.indexes]!;
     expect(whole.indexes.reduce((n, i) => n + i.estimatedBytes!, 0)).toBe(chosen.bytes);
-    expect(curve[0]!.cost - chosen.cost).toBeCloseTo(whole.indexes.reduce((n, i) => n + i.totalSaved, 0), 0);
+    expect(curve[0]!.cost - chosen.cost).toBeCloseTo(
+      whole.indexes.reduce((n, i) => n + i.totalSaved, 0),
+      0,
+    );
 
     const budget = curve[1]!.bytes; // room for the smallest first step only, if that
     const small = analyzeResponseSchema.parse((await analyze({ db: shop, queries, maxBytes: budget })).json);

@@ -47,7 +47,11 @@ export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLi
           .slice(0, request.queryLimit)
           .map((q) => ({ hash: q.hash, query: q.query, calls: q.calls }));
       } catch (error) {
-        throw new AnalyzerHttpError(409, 'pg_stat_statements_unavailable', `Cannot read pg_stat_statements (${(error as Error).message}); send the queries to analyze instead.`);
+        throw new AnalyzerHttpError(
+          409,
+          'pg_stat_statements_unavailable',
+          `Cannot read pg_stat_statements (${(error as Error).message}); send the queries to analyze instead.`,
+        );
       }
     }
   } finally {
@@ -65,7 +69,12 @@ export async function analyzeDatabase(request: AnalyzeRequest, limits: SessionLi
       const resolved = resolveIndexNames(snapshot, request.hiddenIndexes);
       if (resolved.problems.length) {
         const issues = resolved.problems.map((p) => ({ path: `hiddenIndexes.${p.position}`, message: p.message }));
-        throw new AnalyzerHttpError(400, 'validation_failed', `Unknown index: ${resolved.problems.map((p) => JSON.stringify(p.name)).join(', ')}. ${resolved.problems.map((p) => p.message).join(' ')}`, issues);
+        throw new AnalyzerHttpError(
+          400,
+          'validation_failed',
+          `Unknown index: ${resolved.problems.map((p) => JSON.stringify(p.name)).join(', ')}. ${resolved.problems.map((p) => p.message).join(' ')}`,
+          issues,
+        );
       }
       hidden = resolved.indexes.map((i) => `${i.schema}.${i.name}`);
       result = await analyzeSnapshot(withoutIndexes(snapshot, resolved.indexes), [...byHash.values()], { budget });

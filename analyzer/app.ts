@@ -147,29 +147,50 @@ function createAnalyzerApp(options: AnalyzerOptions = {}): express.Express {
   // The SPA's schema browser: a summary first, then the objects it shows, a page at a time.
   app.post(
     '/postgres/summary',
-    jsonRoute('summary', log, syncRequestSchema, (request) => syncSummary(request, settings), (response, ms) => {
-      const database = response.meta.type === 'ok' ? response.meta.value.database : '';
-      const schemas = response.summary.type === 'ok' ? `${response.summary.value.schemas.length} schemas, ${response.summary.value.groups.length} groups` : 'summary failed';
-      return `${database}: ${schemas}, ${ms} ms`;
-    }),
+    jsonRoute(
+      'summary',
+      log,
+      syncRequestSchema,
+      (request) => syncSummary(request, settings),
+      (response, ms) => {
+        const database = response.meta.type === 'ok' ? response.meta.value.database : '';
+        const schemas =
+          response.summary.type === 'ok'
+            ? `${response.summary.value.schemas.length} schemas, ${response.summary.value.groups.length} groups`
+            : 'summary failed';
+        return `${database}: ${schemas}, ${ms} ms`;
+      },
+    ),
   );
   app.post(
     '/postgres/objects',
-    jsonRoute('objects', log, objectsRequestSchema, (request) => listObjects(request, settings), (response, ms) =>
-      `${response.items.length} of ${response.total} objects from ${response.offset}, ${ms} ms`,
+    jsonRoute(
+      'objects',
+      log,
+      objectsRequestSchema,
+      (request) => listObjects(request, settings),
+      (response, ms) => `${response.items.length} of ${response.total} objects from ${response.offset}, ${ms} ms`,
     ),
   );
 
   // The advisor over this one database: its own statistics plan its own queries.
   app.post(
     '/postgres/analyze',
-    jsonRoute('analyze', log, analyzeRequestSchema, (request) => analyzeDatabase(request, settings.limits), (response) =>
-      `${response.database}: ${response.queries.length} queries, ${response.indexes.length} indexes, ${response.durationMs} ms`,
+    jsonRoute(
+      'analyze',
+      log,
+      analyzeRequestSchema,
+      (request) => analyzeDatabase(request, settings.limits),
+      (response) => `${response.database}: ${response.queries.length} queries, ${response.indexes.length} indexes, ${response.durationMs} ms`,
     ),
   );
 
   app.use((_req, res) => {
-    sendError(res, { status: 404, code: 'not_found', message: 'Not found. The analyzer answers GET /health, POST /postgres, POST /postgres/summary, POST /postgres/objects and POST /postgres/analyze.' });
+    sendError(res, {
+      status: 404,
+      code: 'not_found',
+      message: 'Not found. The analyzer answers GET /health, POST /postgres, POST /postgres/summary, POST /postgres/objects and POST /postgres/analyze.',
+    });
   });
 
   // A body the JSON parser refused keeps its 4xx; anything else is ours and answered without a stack.

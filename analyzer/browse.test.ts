@@ -153,7 +153,10 @@ describe('schema browser endpoints on PostgreSQL 18', () => {
       }
     }
     const actor = items.find((i) => i.kind === 'table' && i.table.name === 'actor');
-    expect(actor?.kind === 'table' && actor.table.sampleRows).toMatchObject({ type: 'ok', value: expect.arrayContaining([expect.objectContaining({ first_name: 'First1' })]) });
+    expect(actor?.kind === 'table' && actor.table.sampleRows).toMatchObject({
+      type: 'ok',
+      value: expect.arrayContaining([expect.objectContaining({ first_name: 'First1' })]),
+    });
     expect(items.filter((i) => i.kind === 'view').map((i) => (i.kind === 'view' ? i.view : null))).toEqual(t1.views);
     expect(items.filter((i) => i.kind === 'function').map((i) => (i.kind === 'function' ? i.function : null))).toEqual(t1.functions);
     expect(items.filter((i) => i.kind === 'sequence').map((i) => (i.kind === 'sequence' ? { ...i.sequence, lastValue: null } : null))).toEqual(
@@ -169,7 +172,9 @@ describe('schema browser endpoints on PostgreSQL 18', () => {
     for (const term of ['ACTOR', 'fulltext', 'nc-17', 't2.film', 'last_update']) {
       const expected = searchSchema(full, term.toLowerCase());
       const found = await objects({ q: term, limit: 500 });
-      expect(found.items.map(labelOf), term).toEqual(labelsOf({ ...expected, types: { enums: expected.enums, domains: expected.domains, composites: expected.composites } }));
+      expect(found.items.map(labelOf), term).toEqual(
+        labelsOf({ ...expected, types: { enums: expected.enums, domains: expected.domains, composites: expected.composites } }),
+      );
       expect(found.total).toBe(found.items.length);
     }
     // within some schemas only

@@ -221,7 +221,8 @@ export async function listObjects(request: ObjectsRequest, settings: SyncSetting
     const tables = await sampleTables(db, read, budget, request.sampleRows, settings.sampleConcurrency);
 
     const indexesOf = new Map<string, typeof read.indexes>();
-    for (const index of read.indexes) indexesOf.set(objectKey(index.schema, index.table), [...(indexesOf.get(objectKey(index.schema, index.table)) ?? []), index]);
+    for (const index of read.indexes)
+      indexesOf.set(objectKey(index.schema, index.table), [...(indexesOf.get(objectKey(index.schema, index.table)) ?? []), index]);
     const constraintsOf = new Map<string, typeof read.constraints>();
     for (const constraint of read.constraints) {
       if (!constraint.table) continue;
@@ -229,7 +230,8 @@ export async function listObjects(request: ObjectsRequest, settings: SyncSetting
       constraintsOf.set(key, [...(constraintsOf.get(key) ?? []), constraint]);
     }
     const triggersOf = new Map<string, typeof read.triggers>();
-    for (const trigger of read.triggers) triggersOf.set(objectKey(trigger.schema, trigger.table), [...(triggersOf.get(objectKey(trigger.schema, trigger.table)) ?? []), trigger]);
+    for (const trigger of read.triggers)
+      triggersOf.set(objectKey(trigger.schema, trigger.table), [...(triggersOf.get(objectKey(trigger.schema, trigger.table)) ?? []), trigger]);
 
     // Each object of the page, matched with its details by name (overloaded functions, which share
     // one, come back in the page's order).
@@ -249,7 +251,8 @@ export async function listObjects(request: ObjectsRequest, settings: SyncSetting
       if (kind === 'table') {
         const table = next.table(objectKey(schema, name));
         const key = objectKey(schema, name);
-        if (table) items.push({ kind, table, indexes: indexesOf.get(key) ?? [], constraints: constraintsOf.get(key) ?? [], triggers: triggersOf.get(key) ?? [] });
+        if (table)
+          items.push({ kind, table, indexes: indexesOf.get(key) ?? [], constraints: constraintsOf.get(key) ?? [], triggers: triggersOf.get(key) ?? [] });
       } else if (kind === 'view') {
         const view = next.view(objectKey(schema, name));
         if (view) items.push({ kind, view });

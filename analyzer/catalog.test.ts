@@ -193,7 +193,10 @@ describe.each(majorsUnderTest())('catalog of real schemas on PostgreSQL %i', (ma
     expect(schema.indexes.every((i) => i.definition.startsWith('CREATE ') && i.valid && i.ready)).toBe(true);
     const exclusion = schema.constraints.find((c) => c.name === 'inc_mgmnt_no_overlapping_oncall_shifts');
     expect(exclusion).toMatchObject({ type: 'exclusion', definition: expect.stringContaining('EXCLUDE USING gist') });
-    expect(schema.indexes.find((i) => i.name === 'inc_mgmnt_no_overlapping_oncall_shifts')).toMatchObject({ exclusion: true, constraint: 'inc_mgmnt_no_overlapping_oncall_shifts' });
+    expect(schema.indexes.find((i) => i.name === 'inc_mgmnt_no_overlapping_oncall_shifts')).toMatchObject({
+      exclusion: true,
+      constraint: 'inc_mgmnt_no_overlapping_oncall_shifts',
+    });
     const foreignKeys = schema.constraints.filter((c) => c.type === 'foreignKey');
     expect(foreignKeys.every((c) => c.references !== null && c.references.columns.length === c.columns.length)).toBe(true);
     expect(foreignKeys.some((c) => !c.validated)).toBe(true); // the dump's NOT VALID foreign keys
@@ -211,7 +214,10 @@ describe.each(majorsUnderTest())('catalog of real schemas on PostgreSQL %i', (ma
     const payment = schema.tables.find((t) => t.name === 'payment');
     expect(payment).toMatchObject({ kind: 'partitioned', partitionKey: 'RANGE (payment_date)' });
     const january = schema.tables.find((t) => t.name === 'payment_p2022_01');
-    expect(january).toMatchObject({ partitionOf: { schema: 'public', name: 'payment' }, partitionBound: expect.stringMatching(/^FOR VALUES FROM \('2022-01-01/) });
+    expect(january).toMatchObject({
+      partitionOf: { schema: 'public', name: 'payment' },
+      partitionBound: expect.stringMatching(/^FOR VALUES FROM \('2022-01-01/),
+    });
     const film = schema.tables.find((t) => t.name === 'film');
     expect(film?.columns.find((c) => c.name === 'length_hours')).toMatchObject({
       generated: major >= 18 ? 'virtual' : 'stored',
@@ -229,7 +235,11 @@ describe.each(majorsUnderTest())('catalog of real schemas on PostgreSQL %i', (ma
     ]);
     expect(schema.types.domains[1]?.constraints).toEqual([{ name: 'year_check', definition: 'CHECK (VALUE >= 1901 AND VALUE <= 2155)' }]);
     expect(schema.constraints.find((c) => c.name === 'year_check')).toMatchObject({ type: 'check', table: null, domain: { schema: 'public', name: 'year' } });
-    expect(schema.views.find((v) => v.name === 'rental_by_category')).toMatchObject({ materialized: true, populated: false, definition: expect.stringContaining('GROUP BY') });
+    expect(schema.views.find((v) => v.name === 'rental_by_category')).toMatchObject({
+      materialized: true,
+      populated: false,
+      definition: expect.stringContaining('GROUP BY'),
+    });
     expect(schema.views.find((v) => v.name === 'actor_info')?.columns.map((c) => c.name)).toEqual(['actor_id', 'first_name', 'last_name', 'film_info']);
     expect(schema.functions.find((f) => f.name === 'group_concat')).toMatchObject({ kind: 'aggregate', definition: null });
     // int8 bounds beyond 2^53 travel as exact text.
@@ -239,6 +249,9 @@ describe.each(majorsUnderTest())('catalog of real schemas on PostgreSQL %i', (ma
       lastValue: null,
       ownedBy: null,
     });
-    expect(schema.triggers.find((t) => t.name === 'last_updated' && t.table === 'actor')).toMatchObject({ enabled: 'origin', function: { schema: 'public', name: 'last_updated' } });
+    expect(schema.triggers.find((t) => t.name === 'last_updated' && t.table === 'actor')).toMatchObject({
+      enabled: 'origin',
+      function: { schema: 'public', name: 'last_updated' },
+    });
   });
 });

@@ -5,20 +5,7 @@
 // the next (printing an index and measuring it no longer happen in two cold sessions), a
 // transaction holds at most a chunk's locks, and the analyzer holds at most a few chunks at once.
 // Chunks follow the order of the sync's lists, so their rows, concatenated, are those lists.
-import type {
-  Column,
-  Constraint,
-  DbFunction,
-  DisabledIndex,
-  Index,
-  Result,
-  SampleRow,
-  Sequence,
-  Table,
-  Trigger,
-  Types,
-  View,
-} from '../shared/analyzer-schema';
+import type { Column, Constraint, DbFunction, DisabledIndex, Index, Result, SampleRow, Sequence, Table, Trigger, Types, View } from '../shared/analyzer-schema';
 import type { IndexHealthEntry } from '../shared/index-health';
 import { groupBy, mapLimit } from '../shared/collections';
 import type { SchemaFilters } from '../shared/schema-filters';
@@ -255,7 +242,13 @@ export function readChunk(db: Gateway, chunk: Chunk, options: ChunkOptions): Pro
  * reads of several sessions overlap while the caller handles one chunk at a time (and holds only
  * those in flight). `beforeEach` runs before waiting on each, e.g. to stop a cancelled sync.
  */
-export async function* readChunksInOrder(db: Gateway, chunks: readonly Chunk[], options: ChunkOptions, ahead: number, beforeEach?: () => void): AsyncGenerator<ChunkRead> {
+export async function* readChunksInOrder(
+  db: Gateway,
+  chunks: readonly Chunk[],
+  options: ChunkOptions,
+  ahead: number,
+  beforeEach?: () => void,
+): AsyncGenerator<ChunkRead> {
   const reads: (Promise<ChunkRead> | undefined)[] = [];
   for (let i = 0; i < chunks.length; i++) {
     for (let j = i; j < Math.min(chunks.length, i + ahead); j++) {
@@ -295,7 +288,9 @@ function read(chunk: Chunk, options: ChunkOptions) {
     const tableRows = hasTables ? await tablesOf(tx, relations) : [];
     const columnRows = has('r', 'p', 'f', 'v', 'm') ? await columnsOf(tx, relations) : [];
     const columnStats =
-      has('r', 'p', 'f', 'v', 'm') && options.stats ? await optional(tx, () => columnStatsOf(tx, relations), 'Column statistics (pg_stats)', warnings) : undefined;
+      has('r', 'p', 'f', 'v', 'm') && options.stats
+        ? await optional(tx, () => columnStatsOf(tx, relations), 'Column statistics (pg_stats)', warnings)
+        : undefined;
     const constraintRows = hasTables || chunk.domains.length ? await constraintsOf(tx, hasTables ? relations : [], chunk.domains) : [];
     const triggers = has('r', 'p', 'f', 'v') ? await triggersOf(tx, relations) : [];
     const triggerItems = chunk.triggers?.length ? await triggersById(tx, chunk.triggers) : [];
@@ -368,7 +363,8 @@ function read(chunk: Chunk, options: ChunkOptions) {
       else if (table.kind === 'foreign') sample = { type: 'error', error: 'Foreign tables are not sampled: reading one would query the remote server.' };
       // Without the sizes we cannot tell empty tables apart, so every table is tried.
       else if (haveStats && stats && !stats.hasStorage) sample = empty;
-      else if (haveStats && stats && !stats.canSelect) sample = { type: 'error', error: 'Not sampled: the role lacks SELECT on this table (or USAGE on its schema).' };
+      else if (haveStats && stats && !stats.canSelect)
+        sample = { type: 'error', error: 'Not sampled: the role lacks SELECT on this table (or USAGE on its schema).' };
       return {
         oid,
         table: { ...table, columns: columnsFor(oid, row.schema, row.name, row.kind === 'partitioned'), stats: stats ? toTableStats(stats) : null },

@@ -50,13 +50,9 @@ export interface AccessConfigInput {
 export function accessOptions(input: AccessConfigInput = {}): AccessOptions {
   const env = input.env ?? process.env;
   const webPort = input.webPort ?? (Number(env.PORT) || 3000);
-  const origins = [
-    `http://localhost:${webPort}`,
-    `http://127.0.0.1:${webPort}`,
-    ...list(env.ANALYZER_ALLOWED_ORIGINS),
-    ...(input.allowedOrigins ?? []),
-  ];
-  const listen = input.listenHost && !['0.0.0.0', '::'].includes(input.listenHost) ? [input.listenHost.includes(':') ? `[${input.listenHost}]` : input.listenHost] : [];
+  const origins = [`http://localhost:${webPort}`, `http://127.0.0.1:${webPort}`, ...list(env.ANALYZER_ALLOWED_ORIGINS), ...(input.allowedOrigins ?? [])];
+  const listen =
+    input.listenHost && !['0.0.0.0', '::'].includes(input.listenHost) ? [input.listenHost.includes(':') ? `[${input.listenHost}]` : input.listenHost] : [];
   const hosts = [...LOOPBACK_HOSTS, ...listen, ...list(env.ANALYZER_ALLOWED_HOSTS), ...(input.allowedHosts ?? [])];
   return {
     allowedOrigins: [...new Set(origins.map(normalizeOrigin))],

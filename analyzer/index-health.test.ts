@@ -128,8 +128,13 @@ describe('index health and hiddenIndexes', () => {
     const sync = remoteSyncResponseSchema.parse((await postSync(analyzer.url, { db, sampleRows: 0 })).json);
     if (sync.indexHealth?.type !== 'ok') throw new Error('no index health');
     const byName = new Map(sync.indexHealth.value.indexes.map((e) => [e.name, e]));
-    for (const name of ['items_note_idx', 'items_a_idx', 'items_a_copy']) expect(byName.get(name)).toMatchObject({ scans: 0, kinds: expect.arrayContaining(['unused']) });
-    const scans = await server.query<{ name: string; n: string }>(`SELECT indexrelname AS name, idx_scan AS n FROM pg_stat_user_indexes WHERE indexrelname IN ('items_note_idx', 'items_a_idx', 'items_a_copy')`, [], 'health');
+    for (const name of ['items_note_idx', 'items_a_idx', 'items_a_copy'])
+      expect(byName.get(name)).toMatchObject({ scans: 0, kinds: expect.arrayContaining(['unused']) });
+    const scans = await server.query<{ name: string; n: string }>(
+      `SELECT indexrelname AS name, idx_scan AS n FROM pg_stat_user_indexes WHERE indexrelname IN ('items_note_idx', 'items_a_idx', 'items_a_copy')`,
+      [],
+      'health',
+    );
     expect(scans.rows.map((r) => Number(r.n))).toEqual([0, 0, 0]);
   });
 });

@@ -39,12 +39,20 @@ export function judgeIndexes(facts: IndexFactsRow[]): IndexHealthEntry[] {
 
   for (const index of facts) {
     if (!index.valid) {
-      add(index, 'invalid', index.ready
-        ? 'Invalid: its build failed or is still running (CREATE INDEX CONCURRENTLY); every write maintains it but the planner never uses it.'
-        : 'Not ready: its build did not finish; the planner never uses it.');
+      add(
+        index,
+        'invalid',
+        index.ready
+          ? 'Invalid: its build failed or is still running (CREATE INDEX CONCURRENTLY); every write maintains it but the planner never uses it.'
+          : 'Not ready: its build did not finish; the planner never uses it.',
+      );
     } else if (index.scans === 0 && !index.unique && !index.backsConstraint && !index.replicaIdentity) {
       const fk = servedForeignKey(index);
-      add(index, 'unused', `Never scanned since the statistics were reset.${fk ? ` It leads with the columns of foreign key ${fk}: without it, deleting or updating a referenced row scans ${index.table}.` : ''}`);
+      add(
+        index,
+        'unused',
+        `Never scanned since the statistics were reset.${fk ? ` It leads with the columns of foreign key ${fk}: without it, deleting or updating a referenced row scans ${index.table}.` : ''}`,
+      );
     }
   }
 
@@ -79,18 +87,20 @@ export function judgeIndexes(facts: IndexFactsRow[]): IndexHealthEntry[] {
     const f = findings.get(index);
     if (!f) return [];
     const kinds = INDEX_KIND_ORDER.filter((k) => f.kinds.has(k));
-    return [{
-      schema: index.schema,
-      table: index.table,
-      name: index.name,
-      kinds,
-      coveredBy: f.coveredBy,
-      reason: kinds.map((k) => f.reasons.get(k)).join(' '),
-      bytes: index.bytes,
-      scans: index.scans,
-      definition: index.definition,
-      dropStatement: index.dropStatement,
-    }];
+    return [
+      {
+        schema: index.schema,
+        table: index.table,
+        name: index.name,
+        kinds,
+        coveredBy: f.coveredBy,
+        reason: kinds.map((k) => f.reasons.get(k)).join(' '),
+        bytes: index.bytes,
+        scans: index.scans,
+        definition: index.definition,
+        dropStatement: index.dropStatement,
+      },
+    ];
   });
 }
 

@@ -66,7 +66,9 @@ describe.each(majorsUnderTest())('queries from pg_stat_statements on PostgreSQL 
       await repeat(2, () => c.query(`SELECT relname FROM pg_class WHERE relkind = 'r'`));
     });
     // The same statement from another role: a separate queryid, the same entry.
-    await withClient(shopUrl.replace('postgres:postgres@', 'app2:app2@'), (c) => repeat(3, (i) => c.query('SELECT name FROM customers WHERE id = $1', [i + 1])));
+    await withClient(shopUrl.replace('postgres:postgres@', 'app2:app2@'), (c) =>
+      repeat(3, (i) => c.query('SELECT name FROM customers WHERE id = $1', [i + 1])),
+    );
     // Another database's statements stay out.
     await withClient(otherUrl, (c) => repeat(20, (i) => c.query('SELECT name FROM customers WHERE id = $1', [i + 1])));
 
@@ -118,7 +120,15 @@ describe.each(majorsUnderTest())('queries from pg_stat_statements on PostgreSQL 
       expect(texts.filter((t) => /^(BEGIN|COMMIT)$/i.test(t.trim()))).toEqual([]);
     }
     // Nothing new appears between two syncs: the first sync's own statements are not reported.
-    expect(queriesOf(second).map((q) => [q.hash, q.calls]).sort()).toEqual(queriesOf(first).map((q) => [q.hash, q.calls]).sort());
+    expect(
+      queriesOf(second)
+        .map((q) => [q.hash, q.calls])
+        .sort(),
+    ).toEqual(
+      queriesOf(first)
+        .map((q) => [q.hash, q.calls])
+        .sort(),
+    );
   });
 
   it('orders by total time and honours queryLimit', async () => {

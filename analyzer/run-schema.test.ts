@@ -134,7 +134,11 @@ describe('compactRunSchema and checkRunSchema', () => {
   it('refuses a schema the API would refuse, whole: a partial one would read as dropped indexes', () => {
     const tooMany: RunSchema = { tables: Array.from({ length: RUN_SCHEMA_LIMITS.tables + 1 }, (_, i) => ['s', `t${i}`, 'r', null]), columns: [], indexes: [] };
     expect(() => checkRunSchema(tooMany)).toThrow(/10001 tables, more than a run may carry \(10000\)/);
-    const longDefinition: RunSchema = { tables: [['s', 't', 'r', null]], columns: [], indexes: [['s', 't', 'i', `CREATE INDEX i ON s.t (${'x, '.repeat(5000)}x)`, null]] };
+    const longDefinition: RunSchema = {
+      tables: [['s', 't', 'r', null]],
+      columns: [],
+      indexes: [['s', 't', 'i', `CREATE INDEX i ON s.t (${'x, '.repeat(5000)}x)`, null]],
+    };
     expect(() => checkRunSchema(longDefinition)).toThrow(RunSchemaReadError);
     expect(() => checkRunSchema(longDefinition)).toThrow(/indexes\.0\.3: Index definition is longer than 10000 characters/);
   });

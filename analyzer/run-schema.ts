@@ -41,7 +41,13 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 export function compactRunSchema(rows: CatalogRows): RunSchema {
   const fromExtension = new Set(rows.extensionOids);
   const relations = [
-    ...rows.tables.map((t) => ({ oid: t.oid, schema: t.schema, name: t.name, kind: TABLE_KINDS[t.kind], parent: t.partitionOf ? `${t.partitionOf.schema}.${t.partitionOf.name}` : null })),
+    ...rows.tables.map((t) => ({
+      oid: t.oid,
+      schema: t.schema,
+      name: t.name,
+      kind: TABLE_KINDS[t.kind],
+      parent: t.partitionOf ? `${t.partitionOf.schema}.${t.partitionOf.name}` : null,
+    })),
     ...rows.views.map((v) => ({ oid: v.oid, schema: v.schema, name: v.name, kind: (v.materialized ? 'm' : 'v') as TableKind, parent: null })),
   ]
     .filter((r) => !fromExtension.has(r.oid))
@@ -96,7 +102,8 @@ export async function readRunSchema(connectionString: string, options: RunSchema
     try {
       const server = await readServer(pool);
       // A pooler that drops startup parameters would leave the session writable: do not use it.
-      if (server.readOnly !== 'on') throw new RunSchemaReadError('The session could not be made read only (default_transaction_read_only is off); refusing to read');
+      if (server.readOnly !== 'on')
+        throw new RunSchemaReadError('The session could not be made read only (default_transaction_read_only is off); refusing to read');
       const [tables, views, columns, indexes, extensionRelations] = await Promise.all([
         listTables(pool),
         listViews(pool),

@@ -59,7 +59,11 @@ export async function connect(db: string, limits: SessionLimits, filters?: Schem
     }
     // A pooler that drops startup parameters would leave the session writable: refuse to go on.
     if (server.readOnly !== 'on') {
-      throw new AnalyzerHttpError(502, 'not_read_only', 'The session could not be made read only (default_transaction_read_only is off), so the analyzer will not use it.');
+      throw new AnalyzerHttpError(
+        502,
+        'not_read_only',
+        'The session could not be made read only (default_transaction_read_only is off), so the analyzer will not use it.',
+      );
     }
     return { db: gateway, server };
   } catch (error) {

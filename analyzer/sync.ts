@@ -20,7 +20,20 @@ import { buildMeta, connect, DEFAULT_SYNC_SETTINGS, toResult, type SyncSettings 
 
 export { DEFAULT_SYNC_SETTINGS, type SyncSettings } from './sync-common';
 
-const LISTS = ['tables', 'indexes', 'constraints', 'functions', 'views', 'enums', 'domains', 'composites', 'triggers', 'sequences', 'disabledIndexes', 'indexHealth'] as const;
+const LISTS = [
+  'tables',
+  'indexes',
+  'constraints',
+  'functions',
+  'views',
+  'enums',
+  'domains',
+  'composites',
+  'triggers',
+  'sequences',
+  'disabledIndexes',
+  'indexHealth',
+] as const;
 type ListName = (typeof LISTS)[number];
 
 interface SchemaRead {
@@ -31,14 +44,12 @@ interface SchemaRead {
 }
 
 /** Reads every chunk, `settings.chunkConcurrency` at a time, and adds their items to the lists in order. */
-async function readSchemaInChunks(
-  db: Gateway,
-  request: SyncRequest,
-  settings: SyncSettings,
-  spools: SpoolSet,
-  cancelled: () => boolean,
-): Promise<SchemaRead> {
-  const [plan, extensions, referencedIndexes] = await Promise.all([planChunks(db, settings.chunkWeight, request), listExtensions(db), listReferencedIndexes(db)]);
+async function readSchemaInChunks(db: Gateway, request: SyncRequest, settings: SyncSettings, spools: SpoolSet, cancelled: () => boolean): Promise<SchemaRead> {
+  const [plan, extensions, referencedIndexes] = await Promise.all([
+    planChunks(db, settings.chunkWeight, request),
+    listExtensions(db),
+    listReferencedIndexes(db),
+  ]);
   const lists = Object.fromEntries(LISTS.map((name) => [name, spools.spool()])) as Record<ListName, Spool>;
   const options = { stats: true, health: true, sampleRows: request.sampleRows, referencedIndexes, extensionRelations: plan.extensionRelations };
   const budget = sampleBudget(settings.maxSampledTables);

@@ -57,14 +57,23 @@ async function fidelity(db: PostgresServer, result: AnalysisResult): Promise<Fid
     if (same) f.same++;
     if (diff <= 0.1) f.within10++;
     if (same && diff <= 0.1) f.both++;
-    f.rows.push([i + 1, label, same ? 'same' : 'DIFFERENT', fmt(real['Total Cost']), shadow.cost === null ? `error: ${shadow.error}` : fmt(shadow.cost), pct(diff)]);
+    f.rows.push([
+      i + 1,
+      label,
+      same ? 'same' : 'DIFFERENT',
+      fmt(real['Total Cost']),
+      shadow.cost === null ? `error: ${shadow.error}` : fmt(shadow.cost),
+      pct(diff),
+    ]);
     if (!same) f.rows.push(['', `real: ${planShape(real)}<br>shadow: ${shadow.planShape}`, '', '', '', '']);
   }
   return f;
 }
 
 /** Every index recommended for some query, once: the one-query-at-a-time method. */
-const perQueryIndexes = (result: AnalysisResult) => [...new Map(result.queries.flatMap((q) => q.recommendations.map((r) => [r.createIndex, r] as const))).values()];
+const perQueryIndexes = (result: AnalysisResult) => [
+  ...new Map(result.queries.flatMap((q) => q.recommendations.map((r) => [r.createIndex, r] as const))).values(),
+];
 
 /** A recommendation recovers a dropped index when it serves every scan the dropped one did. */
 function recovers(w: (typeof WORKLOAD_INDEXES)[number], indexes: AnalysisResult['indexes'] | ReturnType<typeof perQueryIndexes>): string | undefined {
@@ -94,7 +103,9 @@ async function main(): Promise<void> {
     );
     print(`# Advisor benchmark`);
     print();
-    print(`Real database: PostgreSQL 18, Pagila schema, ${Number(sizes.rows[0]!.rows).toLocaleString('en')} generated rows (${sizes.rows[0]!.size}), loaded and analyzed in ${seconds(t)}.`);
+    print(
+      `Real database: PostgreSQL 18, Pagila schema, ${Number(sizes.rows[0]!.rows).toLocaleString('en')} generated rows (${sizes.rows[0]!.size}), loaded and analyzed in ${seconds(t)}.`,
+    );
     print();
 
     const queries = WORKLOAD.map(([label, query, calls], i) => ({ hash: `q${i + 1} ${label}`, query, calls }));
@@ -118,8 +129,20 @@ async function main(): Promise<void> {
     table(
       ['state', 'same plan shape', 'cost within 10%', 'both', 'analysis time'],
       [
-        ['workload indexes present', `${f1.same}/${f1.total} (${pct(f1.same / f1.total)})`, `${f1.within10}/${f1.total} (${pct(f1.within10 / f1.total)})`, `${f1.both}/${f1.total}`, tWith],
-        ['workload indexes dropped', `${f2.same}/${f2.total} (${pct(f2.same / f2.total)})`, `${f2.within10}/${f2.total} (${pct(f2.within10 / f2.total)})`, `${f2.both}/${f2.total}`, tFull],
+        [
+          'workload indexes present',
+          `${f1.same}/${f1.total} (${pct(f1.same / f1.total)})`,
+          `${f1.within10}/${f1.total} (${pct(f1.within10 / f1.total)})`,
+          `${f1.both}/${f1.total}`,
+          tWith,
+        ],
+        [
+          'workload indexes dropped',
+          `${f2.same}/${f2.total} (${pct(f2.same / f2.total)})`,
+          `${f2.within10}/${f2.total} (${pct(f2.within10 / f2.total)})`,
+          `${f2.both}/${f2.total}`,
+          tFull,
+        ],
       ],
     );
     print(`### Per query, workload indexes present`);
@@ -134,7 +157,13 @@ async function main(): Promise<void> {
       const a = recovers(w, perQueryIndexes(full));
       const b = recovers(w, perQueryIndexes(single));
       const c = recovers(w, full.indexes);
-      return [w.sql.replace(/^CREATE INDEX \w+ ON /, ''), w.kind, a ? `yes: ${a.replace('CREATE INDEX ON public.', '')}` : 'no', c ? 'yes' : 'no', b ? 'yes' : 'no'];
+      return [
+        w.sql.replace(/^CREATE INDEX \w+ ON /, ''),
+        w.kind,
+        a ? `yes: ${a.replace('CREATE INDEX ON public.', '')}` : 'no',
+        c ? 'yes' : 'no',
+        b ? 'yes' : 'no',
+      ];
     });
     const recovered = recoveryRows.filter((r) => r[2] !== 'no').length;
     const inWorkload = recoveryRows.filter((r) => r[3] === 'yes').length;
@@ -172,7 +201,14 @@ async function main(): Promise<void> {
         const ok = real >= claimed * 0.9;
         checked++;
         if (ok) held++;
-        verifyRows.push([i + 1, rec.createIndex.replace('CREATE INDEX ON public.', ''), `${fmt(rec.costBefore)} → ${fmt(rec.costAfter)}`, `${fmt(realBefore)} → ${fmt(realAfter)}`, `${fmt(claimed)} / ${fmt(real)}`, ok ? 'yes' : 'NO']);
+        verifyRows.push([
+          i + 1,
+          rec.createIndex.replace('CREATE INDEX ON public.', ''),
+          `${fmt(rec.costBefore)} → ${fmt(rec.costAfter)}`,
+          `${fmt(realBefore)} → ${fmt(realAfter)}`,
+          `${fmt(claimed)} / ${fmt(real)}`,
+          ok ? 'yes' : 'NO',
+        ]);
         if (!sized.has(rec.createIndex)) {
           sized.add(rec.createIndex);
           const pages = await db.query<{ pages: string }>(
@@ -181,7 +217,12 @@ async function main(): Promise<void> {
             [name],
             'pagila',
           );
-          sizeRows.push([rec.createIndex.replace('CREATE INDEX ON public.', ''), rec.estimatedPages, pages.rows[0]!.pages, pct(rec.estimatedPages / Number(pages.rows[0]!.pages) - 1)]);
+          sizeRows.push([
+            rec.createIndex.replace('CREATE INDEX ON public.', ''),
+            rec.estimatedPages,
+            pages.rows[0]!.pages,
+            pct(rec.estimatedPages / Number(pages.rows[0]!.pages) - 1),
+          ]);
         }
         realBefore = realAfter;
       }
@@ -196,7 +237,9 @@ async function main(): Promise<void> {
     print();
     table(['index', 'estimated', 'real', 'error'], sizeRows);
     const sizeErrors = sizeRows.map((r) => Math.abs(Number(r[1]) / Number(r[2]) - 1)).sort((a, b) => a - b);
-    print(`Size estimate error: max ${pct(sizeErrors.at(-1) ?? 0)}, median ${pct(sizeErrors[Math.floor(sizeErrors.length / 2)] ?? 0)} over ${sizeErrors.length} indexes.`);
+    print(
+      `Size estimate error: max ${pct(sizeErrors.at(-1) ?? 0)}, median ${pct(sizeErrors[Math.floor(sizeErrors.length / 2)] ?? 0)} over ${sizeErrors.length} indexes.`,
+    );
     print();
 
     // 5. The whole workload: each set of indexes created for real, the workload's cost measured.
@@ -231,13 +274,22 @@ async function main(): Promise<void> {
       for (const n of names) await db.query(`DROP INDEX ${n}`, [], 'pagila');
       if (!base) base = cost;
       const estimated = set.reduce((n, r) => n + r.estimatedPages * 8192, 0);
-      workloadRows.push([label, set.length, `${(estimated / GB).toFixed(2)} GB`, `${(Number(real.rows[0]!.bytes) / GB).toFixed(2)} GB`, fmt(cost), pct(1 - cost / base)]);
+      workloadRows.push([
+        label,
+        set.length,
+        `${(estimated / GB).toFixed(2)} GB`,
+        `${(Number(real.rows[0]!.bytes) / GB).toFixed(2)} GB`,
+        fmt(cost),
+        pct(1 - cost / base),
+      ]);
     }
     print(`## The whole workload: indexes chosen for it vs one query at a time (each set created for real, ${seconds(t)})`);
     print();
     table(['method', 'indexes', 'estimated size', 'real size', 'real workload cost (Σ cost × calls)', 'saved'], workloadRows);
     const shared = full.indexes.filter((i) => i.queries.length > 1);
-    print(`Indexes the workload choice shares between queries: ${shared.length} (${shared.map((i) => `${i.createIndex.replace('CREATE INDEX ON public.', '')}: ${i.queries.length} queries`).join('; ')}).`);
+    print(
+      `Indexes the workload choice shares between queries: ${shared.length} (${shared.map((i) => `${i.createIndex.replace('CREATE INDEX ON public.', '')}: ${i.queries.length} queries`).join('; ')}).`,
+    );
     print();
 
     print(`## Ranking (top 10 by total saving = cost saved x calls)`);
@@ -247,7 +299,9 @@ async function main(): Promise<void> {
       full.indexes.slice(0, 10).map((r) => [r.createIndex.replace('CREATE INDEX ON public.', ''), r.queries.length, fmt(r.totalSaved)]),
     );
     const errors = full.queries.filter((q) => q.error);
-    print(`Queries with an error: ${errors.length}. Shadow warnings: ${full.warnings.length}${full.warnings.length ? ` (${full.warnings.slice(0, 3).join('; ')})` : ''}.`);
+    print(
+      `Queries with an error: ${errors.length}. Shadow warnings: ${full.warnings.length}${full.warnings.length ? ` (${full.warnings.slice(0, 3).join('; ')})` : ''}.`,
+    );
     // 6. Index selection against Extend, and the saving curves, on both workloads.
     print(`## Index selection: the workload's choice vs Extend at budgets from 1% to 150% of the data`);
     print();
@@ -257,7 +311,13 @@ async function main(): Promise<void> {
     const analyticBytes = await dataBytes(db, ANALYTIC_DB);
     print(`Analytic star schema (bench/advisor/analytic/): ${(analyticBytes / GB).toFixed(2)} GB of data, generated in ${seconds(t)}.`);
     print();
-    await compareSelection(report, 'Analytic workload', analytic, ANALYTIC_WORKLOAD.map(([label, query, calls]) => ({ hash: label, query, calls })), analyticBytes);
+    await compareSelection(
+      report,
+      'Analytic workload',
+      analytic,
+      ANALYTIC_WORKLOAD.map(([label, query, calls]) => ({ hash: label, query, calls })),
+      analyticBytes,
+    );
     print(`Total benchmark time: ${seconds(t0)}.`);
 
     const readme = readFileSync(RESULTS_PAGE, 'utf8');

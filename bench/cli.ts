@@ -53,7 +53,10 @@ function productionInstallBytes(): number {
     .split('\n')
     .filter((line) => line.includes('node_modules'));
   // du counts a file once however many of the given folders hold it
-  const total = execFileSync('du', ['-scb', ...folders], { encoding: 'utf8' }).trim().split('\n').at(-1)!;
+  const total = execFileSync('du', ['-scb', ...folders], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .at(-1)!;
   return Number(total.split(/\s+/)[0]);
 }
 
@@ -67,7 +70,9 @@ async function main() {
     await client.connect();
     await client.query('CREATE EXTENSION pg_stat_statements');
     for (let k = 0; k < TABLES; k++) {
-      await client.query(`CREATE TABLE orders_${k} (id bigint PRIMARY KEY, account_id int, status text, kind text, amount numeric, created_at timestamptz, ref text, flag boolean)`);
+      await client.query(
+        `CREATE TABLE orders_${k} (id bigint PRIMARY KEY, account_id int, status text, kind text, amount numeric, created_at timestamptz, ref text, flag boolean)`,
+      );
       await client.query(`CREATE INDEX ON orders_${k} (account_id)`);
     }
     await client.query('SELECT pg_stat_statements_reset()');
@@ -78,13 +83,26 @@ async function main() {
     await client.end();
 
     const post = (route: string, body: unknown) =>
-      fetch(`${server.url}/api${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string }>);
+      fetch(`${server.url}/api${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+        (r) => r.json() as Promise<{ id: string }>,
+      );
     const env = await post('/env', { name: 'Bench', slug: 'bench' });
     await post(`/env/${env.id}/repos`, { repo: 'acme/bench' });
 
     const ways = {
       bundle: (runId: string) => [path.join(DIST, 'querytrail.mjs'), 'ci-report', '--db', url, '--api', server.url, '--repo', 'acme/bench', '--run-id', runId],
-      'tsx from sources (before)': (runId: string) => [path.join(root, 'bin', 'querytrail.mjs'), 'ci-report', '--db', url, '--api', server.url, '--repo', 'acme/bench', '--run-id', runId],
+      'tsx from sources (before)': (runId: string) => [
+        path.join(root, 'bin', 'querytrail.mjs'),
+        'ci-report',
+        '--db',
+        url,
+        '--api',
+        server.url,
+        '--repo',
+        'acme/bench',
+        '--run-id',
+        runId,
+      ],
     };
     const times: Record<string, number[]> = { bundle: [], 'tsx from sources (before)': [] };
     for (let round = 0; round < ROUNDS + 1; round++) {
@@ -97,12 +115,18 @@ async function main() {
     }
 
     const installBytes = productionInstallBytes();
-    console.log(`\nci-report of a 500-query run, end to end (read, fingerprint, POST, verdict), ${ROUNDS} runs each, load ${execFileSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).split(' ')[0]}:\n`);
+    console.log(
+      `\nci-report of a 500-query run, end to end (read, fingerprint, POST, verdict), ${ROUNDS} runs each, load ${execFileSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).split(' ')[0]}:\n`,
+    );
     console.log('| how it runs | on disk | median | fastest |');
     console.log('| --- | --- | --- | --- |');
-    console.log(`| bundle: node dist/querytrail.mjs (the action, npx) | ${mib(bundleBytes)} | ${(median(times.bundle!) / 1000).toFixed(2)} s | ${(Math.min(...times.bundle!) / 1000).toFixed(2)} s |`);
+    console.log(
+      `| bundle: node dist/querytrail.mjs (the action, npx) | ${mib(bundleBytes)} | ${(median(times.bundle!) / 1000).toFixed(2)} s | ${(Math.min(...times.bundle!) / 1000).toFixed(2)} s |`,
+    );
     const before = times['tsx from sources (before)']!;
-    console.log(`| before: tsx from the sources after npm ci --omit=dev | ${mib(installBytes)} | ${(median(before) / 1000).toFixed(2)} s | ${(Math.min(...before) / 1000).toFixed(2)} s |`);
+    console.log(
+      `| before: tsx from the sources after npm ci --omit=dev | ${mib(installBytes)} | ${(median(before) / 1000).toFixed(2)} s | ${(Math.min(...before) / 1000).toFixed(2)} s |`,
+    );
   } catch (error) {
     console.error(error);
     process.exitCode = 1;

@@ -160,12 +160,16 @@ async function benchFingerprinting() {
   return { withHash, withoutHash };
 }
 
-console.log(`CI ingestion: runs of ${PER_RUN} distinct queries (${PER_RUN - NEW_PER_RUN} known, ${NEW_PER_RUN} new) into a catalog of ${CATALOG}, ${RUNS} runs per backend\n`);
+console.log(
+  `CI ingestion: runs of ${PER_RUN} distinct queries (${PER_RUN - NEW_PER_RUN} known, ${NEW_PER_RUN} new) into a catalog of ${CATALOG}, ${RUNS} runs per backend\n`,
+);
 console.log('| backend | ingest ms/run | runs/s | floor ms/run (bare INSERT ... ON CONFLICT) | ingest / floor | notes |');
 console.log('|---|---|---|---|---|---|');
 for (const kind of BACKENDS) {
   const r = await benchBackend(kind);
-  console.log(`| ${r.kind} | ${fmt(r.ingestMs)} | ${fmt(1000 / r.ingestMs)} | ${fmt(r.floorMs)} | ${fmt(r.ingestMs / r.floorMs, 2)}x | ${r.concurrent || '-'}; catalog ${r.catalogRows} rows at the end |`);
+  console.log(
+    `| ${r.kind} | ${fmt(r.ingestMs)} | ${fmt(1000 / r.ingestMs)} | ${fmt(r.floorMs)} | ${fmt(r.ingestMs / r.floorMs, 2)}x | ${r.concurrent || '-'}; catalog ${r.catalogRows} rows at the end |`,
+  );
 }
 const fp = await benchFingerprinting();
 console.log(`\nFingerprinting ${PER_RUN} queries before storing (CPU, no database):`);

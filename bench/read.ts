@@ -209,9 +209,11 @@ function percentile(sorted: number[], p: number): number {
 async function drive(call: () => Promise<void>, requests = REQUESTS) {
   let warm = warmupFor(requests);
   const warmUntil = performance.now() + WARMUP_MS;
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    while (warm-- > 0 || performance.now() < warmUntil) await call();
-  }));
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (warm-- > 0 || performance.now() < warmUntil) await call();
+    }),
+  );
   const latencies: number[] = [];
   let left = requests;
   const t0 = performance.now();
@@ -267,7 +269,10 @@ const http = require('node:http');
 `;
 
 async function clientRun(url: string, headers: Record<string, string>, requests: number) {
-  const worker = new Worker(CLIENT_THREAD, { eval: true, workerData: { url, headers, clients: CLIENTS, requests, warmup: { calls: warmupFor(requests), ms: WARMUP_MS } } });
+  const worker = new Worker(CLIENT_THREAD, {
+    eval: true,
+    workerData: { url, headers, clients: CLIENTS, requests, warmup: { calls: warmupFor(requests), ms: WARMUP_MS } },
+  });
   const result = await new Promise<{ seconds: number; latencies: number[]; error?: string }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
@@ -375,7 +380,9 @@ if (process.env.BENCH_CHILD) {
   await printBackend(BACKENDS[0]!);
 } else {
   console.log(`Reads: a catalog of ${CATALOG} queries, ${CLIENTS} concurrent clients, ${REQUESTS} requests per scenario\n`);
-  console.log('| backend | scenario | API req/s | p50 ms | p95 ms | auth req/s | auth / open | floor req/s | floor p50 ms | floor p95 ms | API / floor time | old SQL req/s (p50 ms) |');
+  console.log(
+    '| backend | scenario | API req/s | p50 ms | p95 ms | auth req/s | auth / open | floor req/s | floor p50 ms | floor p95 ms | API / floor time | old SQL req/s (p50 ms) |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const kind of BACKENDS) {
     const child = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {

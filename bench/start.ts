@@ -123,8 +123,7 @@ async function timeStart(way: Way, dataDir: string, answer: Answer): Promise<Tim
         if (response.status === 200 && (answer === 'api' || body.includes('<div id="root">'))) {
           seconds = (performance.now() - started) / 1000;
           cpu = groupCpuSeconds(child.pid!);
-        }
-        else if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${body.slice(0, 200)}`);
+        } else if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${body.slice(0, 200)}`);
       } catch (error) {
         if (error instanceof Error && error.message.startsWith('GET ')) throw error;
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -173,7 +172,11 @@ async function main() {
   const baseline: Record<'serve' | 'start', Way> = {
     serve: { command: [process.execPath, '--import', 'tsx', 'server/main.ts'], env: { PGLITE_TEMPLATE: '0' } },
     start: {
-      command: ['sh', '-c', `npm run build:client --silent -- --outDir '${baselineClient}' --emptyOutDir --logLevel warn && exec node --import tsx server/main.ts`],
+      command: [
+        'sh',
+        '-c',
+        `npm run build:client --silent -- --outDir '${baselineClient}' --emptyOutDir --logLevel warn && exec node --import tsx server/main.ts`,
+      ],
       env: { PGLITE_TEMPLATE: '0' },
     },
   };
@@ -194,7 +197,11 @@ async function main() {
   const existing = { baseline: newDir('existing-baseline'), current: newDir('existing-new') };
   await timeStart(baseline.serve, existing.baseline, 'api');
   await timeStart(current.serve, existing.current, 'api');
-  console.log(`bench:start: ${ROUNDS} rounds; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (${process.env.BENCH_ROUNDS ? '' : 'BENCH_ROUNDS to change; '}2 cores here)`);
+  console.log(
+    `bench:start: ${ROUNDS} rounds; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} (${process.env.BENCH_ROUNDS ? '' : 'BENCH_ROUNDS to change; '}2 cores here)`,
+  );
 
   type Kind = 'baseline' | 'current';
   // the SPA's build stamp gone: `npm start` builds the SPA again, as after a change to client/
@@ -232,7 +239,9 @@ async function main() {
   const cpu = (timings: Timing[]) => (timings.every((t) => t.cpu !== undefined) ? fmt(median(timings.map((t) => t.cpu!))) : '-');
   const runs = (timings: Timing[]) => timings.map((t) => fmt(t.seconds)).join(' ');
   console.log('');
-  console.log(`${'median of the runs'.padEnd(width)}${'seconds to the first answer'.padStart(28)}${'CPU seconds by then'.padStart(24)}   runs (baseline | new)`);
+  console.log(
+    `${'median of the runs'.padEnd(width)}${'seconds to the first answer'.padStart(28)}${'CPU seconds by then'.padStart(24)}   runs (baseline | new)`,
+  );
   console.log(`${''.padEnd(width)}${'baseline'.padStart(14)}${'new'.padStart(14)}${'baseline'.padStart(12)}${'new'.padStart(12)}`);
   for (const [i, row] of rows.entries()) {
     const { base, next } = results[i]!;
@@ -240,13 +249,21 @@ async function main() {
       `${row.label.padEnd(width)}${fmt(wall(base)).padStart(14)}${fmt(wall(next)).padStart(14)}${cpu(base).padStart(12)}${cpu(next).padStart(12)}   ${runs(base)} | ${runs(next)}`,
     );
   }
-  console.log(`${'`npm run serve` through npm, existing'.padEnd(width)}${''.padStart(14)}${fmt(wall(viaNpm)).padStart(14)}${''.padStart(12)}${cpu(viaNpm).padStart(12)}   ${runs(viaNpm)}`);
+  console.log(
+    `${'`npm run serve` through npm, existing'.padEnd(width)}${''.padStart(14)}${fmt(wall(viaNpm)).padStart(14)}${''.padStart(12)}${cpu(viaNpm).padStart(12)}   ${runs(viaNpm)}`,
+  );
   console.log('');
   console.log('baseline: node --import tsx server/main.ts, PGLITE_TEMPLATE=0 (initdb), and `vite build` first for npm start');
   console.log('new:      node server/start.mjs (npm run serve: the bundle, the template), npm start (builds only what changed)');
-  console.log('CPU seconds: of the command and all it started, by the first answer (several threads: may exceed the wall time); steadier than wall time on a busy machine');
+  console.log(
+    'CPU seconds: of the command and all it started, by the first answer (several threads: may exceed the wall time); steadier than wall time on a busy machine',
+  );
   console.log(`once per change: the server bundle builds in ${fmt(bundleSeconds)} s (the SPA's build is the difference of the npm start rows)`);
-  console.log(`load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 }
 
 try {

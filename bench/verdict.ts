@@ -152,7 +152,10 @@ interface LoopDelay {
  * every 200 ms, each on its own connection; the slowest answer, in ms (a request that fails counts
  * for the time it took to fail), and how many failed. With the server's event loop delays meanwhile.
  */
-async function whileResponsive<T>(server: Server, work: () => Promise<T>): Promise<{ result: T; slowestMs: number; polls: number; failed: number; loop: LoopDelay }> {
+async function whileResponsive<T>(
+  server: Server,
+  work: () => Promise<T>,
+): Promise<{ result: T; slowestMs: number; polls: number; failed: number; loop: LoopDelay }> {
   await server.loopDelay();
   let slowestMs = 0;
   let polls = 0;
@@ -232,7 +235,8 @@ async function timedRun(server: Server, runId: string, branch: string, queries: 
     if (verdict.body.status !== 'pending') {
       const seconds = (Date.parse(verdict.body.analyzedAt ?? new Date().toISOString()) - t0) / 1000;
       const s = verdict.body.summary;
-      const detail = verdict.body.status === 'unavailable' ? (verdict.body.reason ?? '') : `${s.newQueries} new, ${s.needIndex} need an index, ${s.regressions} regressions`;
+      const detail =
+        verdict.body.status === 'unavailable' ? (verdict.body.reason ?? '') : `${s.newQueries} new, ${s.needIndex} need an index, ${s.regressions} regressions`;
       return { seconds, status: verdict.body.status, detail, id: posted.body.id, slowestPoll };
     }
     if (Date.now() - t0 > 30 * 60_000) throw new Error(`run ${runId}: still pending after 30 minutes`);
@@ -245,10 +249,18 @@ async function timedAnalyze(server: Server, envId: string): Promise<Timed> {
   await api(server, 'POST', `/env/${envId}/analyze`);
   for (;;) {
     await sleep(250);
-    const latest = await api<{ status: string; finishedAt: string | null; queryCount: number; error: string | null; indexes: unknown[] }>(server, 'GET', `/env/${envId}/analyze`);
+    const latest = await api<{ status: string; finishedAt: string | null; queryCount: number; error: string | null; indexes: unknown[] }>(
+      server,
+      'GET',
+      `/env/${envId}/analyze`,
+    );
     if (latest.body.status !== 'running') {
       const seconds = (Date.parse(latest.body.finishedAt ?? new Date().toISOString()) - t0) / 1000;
-      return { seconds, status: latest.body.status, detail: latest.body.error ?? `${latest.body.queryCount} queries, ${latest.body.indexes.length} indexes recommended` };
+      return {
+        seconds,
+        status: latest.body.status,
+        detail: latest.body.error ?? `${latest.body.queryCount} queries, ${latest.body.indexes.length} indexes recommended`,
+      };
     }
   }
 }
@@ -257,7 +269,10 @@ async function shop(): Promise<void> {
   const shapes = queryShapes();
   if (new Set(shapes.map((q) => fingerprintOf(q))).size !== shapes.length) throw new Error('two query shapes share a fingerprint');
   // a fixed shuffle, so the new queries are spread over the tables
-  const order = shapes.map((q, i) => ({ q, key: (i * 7919) % shapes.length })).sort((a, b) => a.key - b.key).map((x) => x.q);
+  const order = shapes
+    .map((q, i) => ({ q, key: (i * 7919) % shapes.length }))
+    .sort((a, b) => a.key - b.key)
+    .map((x) => x.q);
   const catalog = order.slice(0, CATALOG);
   const newA = order.slice(CATALOG, CATALOG + NEW_PER_RUN);
   const newB = order.slice(CATALOG + NEW_PER_RUN, CATALOG + 2 * NEW_PER_RUN);
@@ -294,14 +309,23 @@ async function shop(): Promise<void> {
     const warm = await timedRun(server, 'pr-2', 'feature/b', prRun(newB));
     rows.push(['pull request run, the next one (warm)', CATALOG, String(NEW_PER_RUN), warm]);
 
-    rows.push(['Analyze again, every query planned by then (the cache it shares with verdicts)', CATALOG + 2 * NEW_PER_RUN, '0', await timedAnalyze(server, envId)]);
+    rows.push([
+      'Analyze again, every query planned by then (the cache it shares with verdicts)',
+      CATALOG + 2 * NEW_PER_RUN,
+      '0',
+      await timedAnalyze(server, envId),
+    ]);
 
     console.log(`# CI verdict benchmark\n`);
-    console.log(`Production: PostgreSQL 18, ${TABLES} tables, ${ROWS.toLocaleString('en')} rows in the largest and ${Math.round(ROWS / 10).toLocaleString('en')} in each other (loaded in ${loaded.toFixed(0)} s); store: ${STORE}.\n`);
+    console.log(
+      `Production: PostgreSQL 18, ${TABLES} tables, ${ROWS.toLocaleString('en')} rows in the largest and ${Math.round(ROWS / 10).toLocaleString('en')} in each other (loaded in ${loaded.toFixed(0)} s); store: ${STORE}.\n`,
+    );
     console.log('| step | queries | not yet planned | seconds | result |');
     console.log('|---|---|---|---|---|');
     for (const [step, queries, fresh, r] of rows) console.log(`| ${step} | ${queries} | ${fresh} | ${r.seconds.toFixed(1)} | ${r.status}: ${r.detail} |`);
-    console.log(`\nWarm verdict: ${warm.seconds.toFixed(1)} s, ${((warm.seconds / full.seconds) * 100).toFixed(0)}% of the full Analyze (goal: at most 10 s and 10%).`);
+    console.log(
+      `\nWarm verdict: ${warm.seconds.toFixed(1)} s, ${((warm.seconds / full.seconds) * 100).toFixed(0)}% of the full Analyze (goal: at most 10 s and 10%).`,
+    );
   } finally {
     await server?.stop();
     await pg.stop();
@@ -332,7 +356,6 @@ const TENANT_QUERIES = [
   'SELECT * FROM t9.events WHERE author_id = $1 ORDER BY id DESC LIMIT 20',
   'SELECT title FROM t10.labels WHERE project_id = $1 ORDER BY title',
 ];
-
 
 type Query = (sql: string, params?: unknown[]) => Promise<pg.QueryResult>;
 
@@ -478,12 +501,12 @@ async function coldVerdict(production: string, env: Record<string, string>, chec
     const s = server;
     const polled = await whileResponsive(s, () => withMemory(s.pid, () => timedRun(s, 'pr-1', 'feature/a', TENANT_QUERIES)));
     const timed = polled.result;
-    const verdict = await api<{ findings: { kind: string; hash: string; cost: number | null; recommendations: { createIndex: string; costAfter: number }[] }[] }>(
-      server,
-      'GET',
-      `/ci/runs/${timed.result.id}/verdict`,
+    const verdict = await api<{
+      findings: { kind: string; hash: string; cost: number | null; recommendations: { createIndex: string; costAfter: number }[] }[];
+    }>(server, 'GET', `/ci/runs/${timed.result.id}/verdict`);
+    const findings = new Map(
+      verdict.body.findings.map((f) => [f.hash, { kind: f.kind, cost: f.cost, indexes: f.recommendations.map((r) => `${r.createIndex} (${r.costAfter})`) }]),
     );
-    const findings = new Map(verdict.body.findings.map((f) => [f.hash, { kind: f.kind, cost: f.cost, indexes: f.recommendations.map((r) => `${r.createIndex} (${r.costAfter})`) }]));
     return {
       ...timed.result,
       startMb: timed.startMb,
@@ -509,21 +532,28 @@ async function coldVerdict(production: string, env: Record<string, string>, chec
  */
 async function againstBaseline(production: string, freshStore: () => Promise<Record<string, string>>, ref: string, first: ColdVerdict): Promise<ColdVerdict[]> {
   const checkout = mkdtempSync(path.join(tmpdir(), 'qt-bench-baseline-'));
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+      .toString()
+      .trim();
   git('worktree', 'add', '--detach', checkout, ref);
   try {
     symlinkSync(path.join(root, 'node_modules'), path.join(checkout, 'node_modules'));
     const commit = git('rev-parse', '--short', ref);
     const baseline = async () => coldVerdict(production, await freshStore(), checkout);
     const [a1, b2, a2] = [await baseline(), await coldVerdict(production, await freshStore()), await baseline()];
-    console.log(`\n| scoped cold verdict, round | server | event loop's longest stall (ms) | p99 (ms) | slowest request (ms) | seconds |\n|---|---|---|---|---|---|`);
+    console.log(
+      `\n| scoped cold verdict, round | server | event loop's longest stall (ms) | p99 (ms) | slowest request (ms) | seconds |\n|---|---|---|---|---|---|`,
+    );
     for (const [round, label, r] of [
       [1, `baseline (${commit})`, a1],
       [2, 'today', first],
       [3, 'today', b2],
       [4, `baseline (${commit})`, a2],
     ] as const)
-      console.log(`| ${round} | ${label} | ${r.loop.maxMs.toFixed(0)} | ${r.loop.p99Ms.toFixed(0)} | ${r.slowestRequestMs.toFixed(0)} | ${r.seconds.toFixed(1)} |`);
+      console.log(
+        `| ${round} | ${label} | ${r.loop.maxMs.toFixed(0)} | ${r.loop.p99Ms.toFixed(0)} | ${r.slowestRequestMs.toFixed(0)} | ${r.seconds.toFixed(1)} |`,
+      );
     return [first, b2];
   } finally {
     git('worktree', 'remove', '--force', checkout);
@@ -535,7 +565,9 @@ async function tenants(): Promise<void> {
   const folder = mkdtempSync(path.join(tmpdir(), 'qt-bench-gitlab-'));
   const given = process.env.BENCH_TENANTS_URL;
   // pg_relation_size locks each relation until the snapshot's transaction ends: 45,350 of them read whole
-  const pg15 = given ? undefined : await startPostgres({ major: 15, statStatements: false, settings: { max_locks_per_transaction: '1024', max_wal_size: '4GB', autovacuum: 'off' } });
+  const pg15 = given
+    ? undefined
+    : await startPostgres({ major: 15, statStatements: false, settings: { max_locks_per_transaction: '1024', max_wal_size: '4GB', autovacuum: 'off' } });
   try {
     let t = performance.now();
     const production = given ?? (await pg15!.createDatabase('tenants'));
@@ -576,13 +608,17 @@ async function tenants(): Promise<void> {
     const whole = await coldVerdict(production, { ...store, VERDICT_SNAPSHOT: 'full' });
     if (STORE === 'postgres' && pg15) store.DATABASE_URL = await pg15.createDatabase('querytrail2');
     const scoped = await coldVerdict(production, store);
-    console.log('| cold verdict, 10 queries on 10 tables | seconds | server RSS at the POST (MB) | peak RSS during the verdict (MB) | VmHWM (MB) | slowest API answer meanwhile (s) | result |');
+    console.log(
+      '| cold verdict, 10 queries on 10 tables | seconds | server RSS at the POST (MB) | peak RSS during the verdict (MB) | VmHWM (MB) | slowest API answer meanwhile (s) | result |',
+    );
     console.log('|---|---|---|---|---|---|---|');
     for (const [label, r] of [
       ['whole schema read and rebuilt (VERDICT_SNAPSHOT=full, before)', whole],
       ['only what the queries need (after)', scoped],
     ] as const) {
-      console.log(`| ${label} | ${r.seconds.toFixed(1)} | ${r.startMb.toFixed(0)} | ${r.peakMb.toFixed(0)} | ${r.hwmMb.toFixed(0)} | ${(r.slowestPoll ?? 0).toFixed(1)} | ${r.status}: ${r.detail} |`);
+      console.log(
+        `| ${label} | ${r.seconds.toFixed(1)} | ${r.startMb.toFixed(0)} | ${r.peakMb.toFixed(0)} | ${r.hwmMb.toFixed(0)} | ${(r.slowestPoll ?? 0).toFixed(1)} | ${r.status}: ${r.detail} |`,
+      );
     }
     console.log(
       `\n| while the cold verdict ran | event loop's longest stall (ms) | p99 (ms) | slowest of the requests made every 200 ms (ms) | requests (failed) |\n|---|---|---|---|---|`,
@@ -591,15 +627,20 @@ async function tenants(): Promise<void> {
       ['whole schema read and rebuilt (VERDICT_SNAPSHOT=full)', whole],
       ['only what the queries need', scoped],
     ] as const) {
-      console.log(`| ${label} | ${r.loop.maxMs.toFixed(0)} | ${r.loop.p99Ms.toFixed(0)} | ${r.slowestRequestMs.toFixed(0)} | ${r.requests} (${r.failedRequests}) |`);
+      console.log(
+        `| ${label} | ${r.loop.maxMs.toFixed(0)} | ${r.loop.p99Ms.toFixed(0)} | ${r.slowestRequestMs.toFixed(0)} | ${r.requests} (${r.failedRequests}) |`,
+      );
       const before = STALL_BASELINE[label]!;
       console.log(`| ${label}, before (${STALL_BASELINE_OF}) | ${before.maxMs} | ${before.p99Ms} | ${before.slowestRequestMs} | ${before.requests} |`);
     }
     let stores = 2;
-    const freshStore = async (): Promise<Record<string, string>> => (STORE === 'postgres' && pg15 ? { DATABASE_URL: await pg15.createDatabase(`querytrail${++stores}`) } : {});
+    const freshStore = async (): Promise<Record<string, string>> =>
+      STORE === 'postgres' && pg15 ? { DATABASE_URL: await pg15.createDatabase(`querytrail${++stores}`) } : {};
     const rounds = process.env.BENCH_BASELINE_REF ? await againstBaseline(production, freshStore, process.env.BENCH_BASELINE_REF, scoped) : [scoped];
     const longest = Math.max(...rounds.map((r) => r.loop.maxMs));
-    console.log(`\nGoal: the event loop's longest stall under 200 ms during the default (scoped) verdict: ${longest < 200 ? 'met' : 'NOT met'} (${longest.toFixed(0)} ms).`);
+    console.log(
+      `\nGoal: the event loop's longest stall under 200 ms during the default (scoped) verdict: ${longest < 200 ? 'met' : 'NOT met'} (${longest.toFixed(0)} ms).`,
+    );
     // The same plans give the same kinds and CREATE INDEX statements. Costs add the B-tree descent
     // the advisor charges by index name (advisor/descent.ts): the whole schema holds each name ten
     // times, and the whole copy charges whichever tenant's index came last (0 to 0.25 apart).
@@ -608,16 +649,23 @@ async function tenants(): Promise<void> {
     let costDelta = 0;
     for (const [hash, s] of scoped.findings) {
       const w = whole.findings.get(hash);
-      const same = w !== undefined && w.kind === s.kind && JSON.stringify(w.indexes.map((i) => i.replace(/ \(.*\)$/, ''))) === JSON.stringify(s.indexes.map((i) => i.replace(/ \(.*\)$/, '')));
+      const same =
+        w !== undefined &&
+        w.kind === s.kind &&
+        JSON.stringify(w.indexes.map((i) => i.replace(/ \(.*\)$/, ''))) === JSON.stringify(s.indexes.map((i) => i.replace(/ \(.*\)$/, '')));
       if (!same) sameKinds = false;
       if (w?.cost != null && s.cost != null) costDelta = Math.max(costDelta, Math.abs(w.cost - s.cost));
-      rows.push(`| ${TENANT_QUERIES.find((q) => fingerprintOf(q) === hash) ?? hash} | ${w ? `${w.kind} ${w.cost} ${w.indexes.join('; ')}` : '-'} | ${s.kind} ${s.cost} ${s.indexes.join('; ')} |`);
+      rows.push(
+        `| ${TENANT_QUERIES.find((q) => fingerprintOf(q) === hash) ?? hash} | ${w ? `${w.kind} ${w.cost} ${w.indexes.join('; ')}` : '-'} | ${s.kind} ${s.cost} ${s.indexes.join('; ')} |`,
+      );
     }
     console.log(`\n| query | whole schema | what the queries need |\n|---|---|---|\n${rows.sort().join('\n')}`);
     console.log(
       `\nSame findings and recommended indexes in both: ${sameKinds ? 'yes' : 'NO'}; costs at most ${costDelta.toFixed(2)} apart (the B-tree descent the whole copy charges by an index name ten tenants share).`,
     );
-    console.log(`Goal: at most 15 s and under 600 MB: ${scoped.seconds <= 15 && scoped.peakMb < 600 ? 'met' : 'NOT met'} (${(whole.seconds / scoped.seconds).toFixed(0)}x faster).`);
+    console.log(
+      `Goal: at most 15 s and under 600 MB: ${scoped.seconds <= 15 && scoped.peakMb < 600 ? 'met' : 'NOT met'} (${(whole.seconds / scoped.seconds).toFixed(0)}x faster).`,
+    );
   } finally {
     await pg15?.stop();
     rmSync(folder, { recursive: true, force: true });

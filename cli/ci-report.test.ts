@@ -23,8 +23,23 @@ import { githubDefaults } from './github-actions';
 // The workload of a test suite: statement -> how often it runs.
 const WORKLOAD: [sql: string, params: unknown[][], expectedStart: string][] = [
   ['SELECT id, email FROM users WHERE id = $1', [[1], [2], [3], [4]], 'SELECT id, email'],
-  ['INSERT INTO orders (user_id, total) VALUES ($1, $2)', [[1, 10], [2, 20], [3, 30]], 'INSERT INTO orders'],
-  ['UPDATE users SET email = $1 WHERE id = $2', [['a@b.c', 1], ['d@e.f', 2]], 'UPDATE users'],
+  [
+    'INSERT INTO orders (user_id, total) VALUES ($1, $2)',
+    [
+      [1, 10],
+      [2, 20],
+      [3, 30],
+    ],
+    'INSERT INTO orders',
+  ],
+  [
+    'UPDATE users SET email = $1 WHERE id = $2',
+    [
+      ['a@b.c', 1],
+      ['d@e.f', 2],
+    ],
+    'UPDATE users',
+  ],
   ['SELECT u.email, count(o.id) FROM users u LEFT JOIN orders o ON o.user_id = u.id GROUP BY u.email', [[]], 'SELECT u.email'],
   ['DELETE FROM orders WHERE total < $1', [[15]], 'DELETE FROM orders'],
 ];
@@ -136,7 +151,9 @@ describe.each(BACKENDS)('querytrail ci-report with the catalog on %s', (backend)
   };
 
   it("sends the CI database's schema with the run, and the server keeps it", async () => {
-    const result = await run(['ci-report', '--db', ciUrl, '--api', server.url, '--repo', 'acme/app', '--run-id', 'schema-1', '--branch', 'feature/orders'], { QUERYTRAIL_TOKEN: token });
+    const result = await run(['ci-report', '--db', ciUrl, '--api', server.url, '--repo', 'acme/app', '--run-id', 'schema-1', '--branch', 'feature/orders'], {
+      QUERYTRAIL_TOKEN: token,
+    });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/with the CI database's schema \(2 tables, 3 indexes\)$/m);
@@ -163,7 +180,9 @@ describe.each(BACKENDS)('querytrail ci-report with the catalog on %s', (backend)
   });
 
   it('sends no schema with --no-schema', async () => {
-    const result = await run(['ci-report', '--db', ciUrl, '--api', server.url, '--repo', 'acme/app', '--run-id', 'schema-2', '--no-schema'], { QUERYTRAIL_TOKEN: token });
+    const result = await run(['ci-report', '--db', ciUrl, '--api', server.url, '--repo', 'acme/app', '--run-id', 'schema-2', '--no-schema'], {
+      QUERYTRAIL_TOKEN: token,
+    });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/reported run schema-2 of acme\/app as run_\w+: 5 queries, 0 new, environment env_\w+$/m);
@@ -198,7 +217,7 @@ describe.each(BACKENDS)('querytrail ci-report with the catalog on %s', (backend)
 });
 
 describe('querytrail ci-report against a hostile CI database', () => {
-  it("reads its schema (her types, her expression index) without running any of her code", async () => {
+  it('reads its schema (her types, her expression index) without running any of her code', async () => {
     const hostile = await createHostileDatabase(ciServer);
     try {
       const before = await hostile.observe();
@@ -210,8 +229,19 @@ describe('querytrail ci-report against a hostile CI database', () => {
       const printed = ingestRunInput.parse(JSON.parse(result.stdout));
       expect(printed.schema?.columns).toContainEqual(['mallory', 'items', 'mood', 'mallory.mood', true]);
       expect(printed.schema?.columns).toContainEqual(['mallory', 'items', 'pair', 'mallory.pair', false]);
-      expect(printed.schema?.indexes).toContainEqual(['mallory', 'items', 'items_key', 'CREATE INDEX items_key ON mallory.items USING btree (mallory.via_index(id))', null]);
-      expect(printed.schema?.tables.map(([schema, name]) => `${schema}.${name}`)).toEqual(['mallory.canary', 'mallory.items', 'mallory.items_view', 'mallory.secrets']);
+      expect(printed.schema?.indexes).toContainEqual([
+        'mallory',
+        'items',
+        'items_key',
+        'CREATE INDEX items_key ON mallory.items USING btree (mallory.via_index(id))',
+        null,
+      ]);
+      expect(printed.schema?.tables.map(([schema, name]) => `${schema}.${name}`)).toEqual([
+        'mallory.canary',
+        'mallory.items',
+        'mallory.items_view',
+        'mallory.secrets',
+      ]);
     } finally {
       await hostile.close();
     }
@@ -220,7 +250,17 @@ describe('querytrail ci-report against a hostile CI database', () => {
 
 describe('querytrail ci-report failures', () => {
   it('exits 1 with a clear message when the database cannot be reached', async () => {
-    const result = await run(['ci-report', '--db', 'postgres://ci:secret-pw@127.0.0.1:9/nothing', '--api', 'http://127.0.0.1:9/api', '--repo', 'a/b', '--run-id', '1']);
+    const result = await run([
+      'ci-report',
+      '--db',
+      'postgres://ci:secret-pw@127.0.0.1:9/nothing',
+      '--api',
+      'http://127.0.0.1:9/api',
+      '--repo',
+      'a/b',
+      '--run-id',
+      '1',
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/cannot read pg_stat_statements of the CI database: Connection refused/);
     expect(result.stderr).not.toContain('secret-pw');
@@ -240,7 +280,9 @@ describe('querytrail ci-report failures', () => {
     await ciServer.query('SELECT body FROM notes WHERE id = 1', [], 'long_index');
     const result = await run(['ci-report', '--db', url, '--dry-run', '--repo', 'a/b', '--run-id', '1']);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/warning: the CI database's schema is not sent \(the API would refuse it: indexes\.\d+\.3: Index definition is longer than 10000 characters\)/);
+    expect(result.stderr).toMatch(
+      /warning: the CI database's schema is not sent \(the API would refuse it: indexes\.\d+\.3: Index definition is longer than 10000 characters\)/,
+    );
     const printed = ingestRunInput.parse(JSON.parse(result.stdout));
     expect(printed.schema).toBeUndefined();
     expect(printed.queries.map((q) => q.query)).toContain('SELECT body FROM notes WHERE id = $1');
@@ -261,7 +303,9 @@ describe('querytrail ci-report failures', () => {
       const result = await run(['ci-report', '--db', url, '--api', small.url, '--repo', 'acme/wide', '--run-id', 'wide-1']);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/warning: the run with the CI database's schema is larger than the API accepts \(413\); sending it without the schema/);
-      expect(result.stdout).toMatch(/reported run wide-1 of acme\/wide as run_\w+: 1 queries, 0 new, no environment \(the repository is not linked; the catalog is unchanged\)$/m);
+      expect(result.stdout).toMatch(
+        /reported run wide-1 of acme\/wide as run_\w+: 1 queries, 0 new, no environment \(the repository is not linked; the catalog is unchanged\)$/m,
+      );
     } finally {
       await small.close();
     }
@@ -295,7 +339,16 @@ describe('querytrail ci-report failures', () => {
 
 describe('ci-report helpers', () => {
   it('takes the run details from GitHub Actions variables', () => {
-    expect(githubDefaults({ GITHUB_REPOSITORY: 'o/r', GITHUB_RUN_ID: '5', GITHUB_RUN_ATTEMPT: '1', GITHUB_REF: 'refs/heads/main', GITHUB_REF_NAME: 'main', GITHUB_HEAD_REF: '' })).toEqual({
+    expect(
+      githubDefaults({
+        GITHUB_REPOSITORY: 'o/r',
+        GITHUB_RUN_ID: '5',
+        GITHUB_RUN_ATTEMPT: '1',
+        GITHUB_REF: 'refs/heads/main',
+        GITHUB_REF_NAME: 'main',
+        GITHUB_HEAD_REF: '',
+      }),
+    ).toEqual({
       repo: 'o/r',
       runId: '5',
       branch: 'main',
@@ -331,7 +384,11 @@ describe('ci-report helpers', () => {
   });
 
   it('names both ways to authenticate when the API refuses (401, 403)', () => {
-    for (const credential of [undefined, { kind: 'token' as const, token: 'qt_ci_secret' }, { kind: 'id-token' as const, requestUrl: 'https://runner.example/idtoken', requestToken: 'request-secret', audience: 'querytrail' }]) {
+    for (const credential of [
+      undefined,
+      { kind: 'token' as const, token: 'qt_ci_secret' },
+      { kind: 'id-token' as const, requestUrl: 'https://runner.example/idtoken', requestToken: 'request-secret', audience: 'querytrail' },
+    ]) {
       for (const status of [401, 403]) {
         const hint = refusalHint(status, credential, 'acme/app');
         expect(hint).toMatch(/QUERYTRAIL_TOKEN.*CI token.*`permissions: id-token: write`/);

@@ -16,7 +16,6 @@ import type { Io, RunFields } from './ci-types';
 import { describeFetchError } from './fetch-errors';
 import { githubActions } from './github-actions';
 
-
 /** A failure the user can act on: printed as is, exit code 1 (2 for usage). */
 export class CliError extends Error {
   constructor(
@@ -49,7 +48,6 @@ export interface ReportOptions {
   /** false: send no schema (--no-schema), not even one from a run.json. */
   schema?: boolean;
 }
-
 
 /** The API's base, without a trailing slash: accepts http://host:3000 and http://host:3000/api alike. */
 export function apiBase(api: string): string {
@@ -235,7 +233,7 @@ export async function fetchIdToken(credential: Extract<Credential, { kind: 'id-t
   try {
     url = new URL(idTokenRequestUrl(credential.requestUrl, credential.audience));
   } catch {
-    throw new CliError('cannot get the job\'s ID token: ACTIONS_ID_TOKEN_REQUEST_URL is not a URL');
+    throw new CliError("cannot get the job's ID token: ACTIONS_ID_TOKEN_REQUEST_URL is not a URL");
   }
   // the request URL names the job; its origin is enough to say where we asked
   const where = `GitHub Actions' token service (ACTIONS_ID_TOKEN_REQUEST_URL at ${url.origin})`;
@@ -318,7 +316,8 @@ export interface Reported {
 }
 
 export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, io: Io): Promise<Reported> {
-  if (!options.db && !options.file) throw new CliError('nothing to report: give --db <postgres URL> (or DATABASE_URL) and/or --file <statements.sql|run.json>', 2);
+  if (!options.db && !options.file)
+    throw new CliError('nothing to report: give --db <postgres URL> (or DATABASE_URL) and/or --file <statements.sql|run.json>', 2);
   const api = options.api;
   if (!api && !options.dryRun) throw new CliError('--api <URL> (or QUERYTRAIL_API_URL) is required, e.g. --api https://querytrail.example.com/api', 2);
   const url = api ? ingestUrl(api) : undefined;
@@ -369,7 +368,12 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
   if (bearer) headers.authorization = `Bearer ${bearer}`;
   const post = async (payload: IngestRunInput) => {
     try {
-      const response = await fetch(url, { method: 'POST', headers, body: gzipSync(JSON.stringify(payload)), signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: gzipSync(JSON.stringify(payload)),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+      });
       return { response, text: await response.text() };
     } catch (error) {
       throw new QuerytrailUnavailable(`cannot reach the querytrail API at ${url}: ${describeFetchError(error)}`);
@@ -406,7 +410,9 @@ export async function ciReport(options: ReportOptions, env: NodeJS.ProcessEnv, i
   const where = result.environmentId ? `environment ${result.environmentId}` : 'no environment (the repository is not linked; the catalog is unchanged)';
   const verb = response.status === 201 ? 'reported' : 'already reported';
   const withSchema = sent.schema ? `, ${describeSchema(sent.schema)}` : '';
-  io.out(`querytrail: ${verb} run ${fields.runId} of ${fields.repo} as ${result.id}: ${result.queryCount} queries, ${result.newQueryCount} new, ${where}${withSchema}`);
+  io.out(
+    `querytrail: ${verb} run ${fields.runId} of ${fields.repo} as ${result.id}: ${result.queryCount} queries, ${result.newQueryCount} new, ${where}${withSchema}`,
+  );
   for (const rejected of result.rejected) {
     io.err(`querytrail: warning: query ${rejected.index} rejected: ${rejected.reason}`);
   }

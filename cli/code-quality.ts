@@ -25,7 +25,6 @@ export interface CodeQualityIssue {
   location: { path: string; lines: { begin: number } };
 }
 
-
 /** A failing finding blocks the merge per --fail-on: critical; a warning is minor; an acknowledged one is only information. */
 function severityOf(finding: Finding): CodeQualitySeverity {
   if (finding.acknowledged) return 'info';

@@ -87,7 +87,9 @@ async function startServer(base: string, env: NodeJS.ProcessEnv, io: Io): Promis
   };
   child.stdout!.on('data', show(io.out));
   child.stderr!.on('data', show(io.err));
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new DemoError(`querytrail exited with code ${code} before it answered`))));
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new DemoError(`querytrail exited with code ${code} before it answered`))),
+  );
   exited.catch(() => undefined);
   const deadline = Date.now() + 120_000;
   while (!(await answers(base))) {

@@ -60,7 +60,7 @@ export async function reportToGithub(env: NodeJS.ProcessEnv, report: VerdictRepo
   const repository = env.GITHUB_REPOSITORY || context.repo;
   const token = env.GITHUB_TOKEN;
   if (!token) {
-    if (env.GITHUB_ACTIONS === 'true') report.say('querytrail: no pull request comment: no GitHub token (GITHUB_TOKEN, or the action\'s github-token input)');
+    if (env.GITHUB_ACTIONS === 'true') report.say("querytrail: no pull request comment: no GitHub token (GITHUB_TOKEN, or the action's github-token input)");
     return;
   }
   const outcome = await upsertPrComment(

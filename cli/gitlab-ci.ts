@@ -42,7 +42,7 @@ async function reportToGitlab(env: NodeJS.ProcessEnv, report: VerdictReport): Pr
   const token = gitlabTokenOf(env);
   const apiUrl = apiUrlOf(env);
   if (!token || !apiUrl) {
-    const missing = !token ? 'no GitLab token (QUERYTRAIL_GITLAB_TOKEN, or CI_JOB_TOKEN)' : "no GitLab API address (CI_API_V4_URL or CI_SERVER_URL)";
+    const missing = !token ? 'no GitLab token (QUERYTRAIL_GITLAB_TOKEN, or CI_JOB_TOKEN)' : 'no GitLab API address (CI_API_V4_URL or CI_SERVER_URL)';
     report.say(`querytrail: no merge request note: ${missing}`);
     return;
   }

@@ -99,8 +99,7 @@ function mergeRequestThread(target: MergeRequestTarget): NoteThread {
   };
 }
 
-const TOKEN_ADVICE =
-  'set QUERYTRAIL_GITLAB_TOKEN (a masked CI/CD variable) to a project access token with the `api` scope and at least the Reporter role';
+const TOKEN_ADVICE = 'set QUERYTRAIL_GITLAB_TOKEN (a masked CI/CD variable) to a project access token with the `api` scope and at least the Reporter role';
 
 function describeFailure(error: unknown, target: MergeRequestTarget): string {
   const where = `merge request !${target.mergeRequest} of ${target.project}`;

@@ -88,7 +88,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
       run = await fromSources();
     } catch (error) {
       // the bundle (dist/) leaves these commands out: they need the checkout's TypeScript sources
-      io.err(`querytrail: "${command}" runs from a querytrail checkout (npx querytrail ${command}, i.e. bin/querytrail.mjs), not from the CI bundle: ${(error as Error).message}`);
+      io.err(
+        `querytrail: "${command}" runs from a querytrail checkout (npx querytrail ${command}, i.e. bin/querytrail.mjs), not from the CI bundle: ${(error as Error).message}`,
+      );
       return 2;
     }
     return run(rest, env, io);
@@ -184,7 +186,19 @@ async function ciReportCommand(rest: string[], env: NodeJS.ProcessEnv, io: Io): 
     );
     if (!reported.result || !api || !appUrl) return 0;
     return await reportVerdict(
-      { api: apiBase(api), appUrl, token: reported.bearer, id: reported.result.id, fields: reported.fields, waitSeconds, failOn, strict, comment, codequality: values.codequality, format },
+      {
+        api: apiBase(api),
+        appUrl,
+        token: reported.bearer,
+        id: reported.result.id,
+        fields: reported.fields,
+        waitSeconds,
+        failOn,
+        strict,
+        comment,
+        codequality: values.codequality,
+        format,
+      },
       env,
       io,
     );

@@ -69,7 +69,11 @@ export async function reportVerdict(options: VerdictOptions, env: NodeJS.Process
   if (waited.type === 'timeout') {
     if (options.format === 'json' && waited.lastRaw) io.out(waited.lastRaw);
     const still = waited.last?.reason ? ` (${waited.last.reason})` : '';
-    return noVerdict(io, options.strict, `no verdict after ${waited.waitedSeconds} s, still pending${still}; it will be on ${context.link} (--wait gives it longer)`);
+    return noVerdict(
+      io,
+      options.strict,
+      `no verdict after ${waited.waitedSeconds} s, still pending${still}; it will be on ${context.link} (--wait gives it longer)`,
+    );
   }
 
   const { verdict } = waited;

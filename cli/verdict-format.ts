@@ -282,7 +282,16 @@ export function verdictMarkdown(verdict: Verdict, context: VerdictContext, optio
     out.push('', '</details>');
   }
   const indexes = indexesToCreate(verdict);
-  if (indexes.length) out.push('', '**Indexes to create**', '', codeBlock(indexes.map((s) => `${s};`), 'sql'));
+  if (indexes.length)
+    out.push(
+      '',
+      '**Indexes to create**',
+      '',
+      codeBlock(
+        indexes.map((s) => `${s};`),
+        'sql',
+      ),
+    );
   if (verdict.schemaNotes.length) {
     out.push('', '**Schema changes not applied to production**', '');
     for (const note of verdict.schemaNotes) out.push(`- ${escapeMarkdown(note)}`);

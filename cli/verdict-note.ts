@@ -26,10 +26,7 @@ export interface NoteThread {
   update(id: number, body: string): Promise<Note>;
 }
 
-export type NoteOutcome =
-  | { type: 'created' | 'updated'; id: number; url?: string }
-  | { type: 'skipped'; why: string }
-  | { type: 'failed'; message: string };
+export type NoteOutcome = { type: 'created' | 'updated'; id: number; url?: string } | { type: 'skipped'; why: string } | { type: 'failed'; message: string };
 
 export interface NoteRequest {
   status: VerdictStatus;

@@ -2,7 +2,17 @@
 // unescapes them: in the message %, CR and LF; in a property also ':' and ','. Unescaped, a query's
 // newline would end the command and a ':' in a title would cut it short.
 import type { Verdict } from '../shared/policy';
-import { callSitesText, callsChange, costChange, counted, FINDING_TITLES, formatCost, indexToCreate, shortenQuery, type VerdictContext } from './verdict-format';
+import {
+  callSitesText,
+  callsChange,
+  costChange,
+  counted,
+  FINDING_TITLES,
+  formatCost,
+  indexToCreate,
+  shortenQuery,
+  type VerdictContext,
+} from './verdict-format';
 
 export function escapeData(text: string): string {
   return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
@@ -23,7 +33,10 @@ export function workflowCommand(command: 'error' | 'warning' | 'notice', propert
 export function annotations(verdict: Verdict, context: VerdictContext): string[] {
   return counted(verdict).map((finding) => {
     const best = indexToCreate(verdict, finding);
-    const lines = [`${shortenQuery(finding.formattedQuery, 300)}`, finding.kind === 'call_count_regression' ? callsChange(finding) : `cost ${costChange(finding)}`];
+    const lines = [
+      `${shortenQuery(finding.formattedQuery, 300)}`,
+      finding.kind === 'call_count_regression' ? callsChange(finding) : `cost ${costChange(finding)}`,
+    ];
     if (finding.pairedWith) lines.push(`was ${shortenQuery(finding.pairedWith.formattedQuery, 300)}`);
     const from = callSitesText(finding);
     if (from) lines.push(`from ${shortenQuery(from, 300)}`);

@@ -91,12 +91,11 @@ describe('file parameters over HTTP: refused with 400 before anything reads them
   let envId: string;
 
   const api = (method: string, urlPath: string, body: unknown) =>
-    requestJson<{ id?: string; error?: { code: string; message: string; issues?: { message: string }[] } }>(`${server.url}/api${urlPath}`, { method, json: body });
-  const attempts = () => [
-    `${BASE}?sslrootcert=${encodeURIComponent(fifo)}`,
-    `${BASE}?sslkey=/dev/zero`,
-    `${BASE}?sslcert=/dev/zero&sslmode=require`,
-  ];
+    requestJson<{ id?: string; error?: { code: string; message: string; issues?: { message: string }[] } }>(`${server.url}/api${urlPath}`, {
+      method,
+      json: body,
+    });
+  const attempts = () => [`${BASE}?sslrootcert=${encodeURIComponent(fifo)}`, `${BASE}?sslkey=/dev/zero`, `${BASE}?sslcert=/dev/zero&sslmode=require`];
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'qt-fifo-'));
@@ -124,7 +123,12 @@ describe('file parameters over HTTP: refused with 400 before anything reads them
   it('the analyzer answers POST /postgres and POST /postgres/analyze with 400 validation_failed', async () => {
     for (const db of attempts()) {
       for (const route of ['/postgres', '/postgres/analyze']) {
-        const answer = await request(analyzer.url, { method: 'POST', path: route, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ db }) });
+        const answer = await request(analyzer.url, {
+          method: 'POST',
+          path: route,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ db }),
+        });
         expect(answer.status).toBe(400);
         expect(answer.json.error).toMatchObject({ code: 'validation_failed', message: expect.stringMatching(/is not accepted: querytrail never reads files/) });
       }
@@ -135,7 +139,12 @@ describe('file parameters over HTTP: refused with 400 before anything reads them
     const answers = [];
     for (const file of [fifo, '/dev/zero', '/etc/passwd', path.join(dir, 'missing.pem'), '/no/such/dir/ca.pem']) {
       const db = `${BASE}?sslrootcert=${encodeURIComponent(file)}`;
-      const viaAnalyzer = await request(analyzer.url, { method: 'POST', path: '/postgres', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ db }) });
+      const viaAnalyzer = await request(analyzer.url, {
+        method: 'POST',
+        path: '/postgres',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ db }),
+      });
       const viaServer = await api('POST', `/env/${envId}/connections`, { label: 'x', role: 'other', connectionString: db });
       answers.push(JSON.stringify([viaAnalyzer.status, viaAnalyzer.json, viaServer.status, viaServer.body]));
     }

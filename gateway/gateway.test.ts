@@ -191,9 +191,11 @@ describe('the gateway against a database whose owner planted code (PostgreSQL 18
           expect(await gateway.rows('SELECT public.flip() AS now')).toEqual([{ now: 'off' }]);
           // ...and the ROLLBACK that ends every unit takes it back.
           expect(await pid()).toBe(session);
-          expect(await gateway.rows(`SELECT current_setting('default_transaction_read_only') AS d, current_setting('search_path') AS s, current_setting('row_security') AS r`)).toEqual([
-            { d: 'on', s: 'pg_catalog, pg_temp', r: 'off' },
-          ]);
+          expect(
+            await gateway.rows(
+              `SELECT current_setting('default_transaction_read_only') AS d, current_setting('search_path') AS s, current_setting('row_security') AS r`,
+            ),
+          ).toEqual([{ d: 'on', s: 'pg_catalog, pg_temp', r: 'off' }]);
           await expect(gateway.rows(`INSERT INTO public.evidence VALUES ('after flip')`)).rejects.toMatchObject({ code: '25006' });
           // In the same transaction too: a read-only transaction cannot turn read-write after its first query.
           await expect(
@@ -238,11 +240,7 @@ describe('the gateway against a database whose owner planted code (PostgreSQL 18
       } finally {
         await gateway.close();
       }
-      const { rows } = await server.query<{ query: string }>(
-        `SELECT query FROM pg_stat_statements`,
-        [],
-        'hostile',
-      );
+      const { rows } = await server.query<{ query: string }>(`SELECT query FROM pg_stat_statements`, [], 'hostile');
       const ours = rows.map((r) => r.query).filter((q) => q.includes('qt_marker_probe') || q.includes('AS read_only') || /^(BEGIN ISOLATION|ROLLBACK)/.test(q));
       // the two probes, BEGIN in both isolation levels, the settings check, ROLLBACK
       expect(ours.length).toBeGreaterThanOrEqual(6);
@@ -413,7 +411,9 @@ describe('the gateway against a database whose owner planted code (PostgreSQL 18
 
     it('is left out and counted by production sync and ci-report, which keep the queries', async () => {
       const statements = await readDatabaseStatements(shopUrl, { limit: 1000 });
-      expect(statements.queries.map((q) => q.query)).toEqual(expect.arrayContaining(['UPDATE items SET stock = stock + $2 WHERE id = $1', 'SELECT name FROM items WHERE id = $1']));
+      expect(statements.queries.map((q) => q.query)).toEqual(
+        expect.arrayContaining(['UPDATE items SET stock = stock + $2 WHERE id = $1', 'SELECT name FROM items WHERE id = $1']),
+      );
       expect(statements.skipped).toBeGreaterThanOrEqual(1);
     });
   });

@@ -114,7 +114,10 @@ function checkSession(row: Check | undefined): void {
     );
   }
   if (row.search_path !== PINNED_SETTINGS.search_path || row.row_security !== PINNED_SETTINGS.row_security) {
-    throw new GatewayError('connection_failed', `The session's search_path and row_security could not be pinned (got "${row.search_path}", "${row.row_security}").`);
+    throw new GatewayError(
+      'connection_failed',
+      `The session's search_path and row_security could not be pinned (got "${row.search_path}", "${row.row_security}").`,
+    );
   }
 }
 

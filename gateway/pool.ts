@@ -12,9 +12,7 @@ import { clientConfig, PINNED_SETTINGS, type SessionLimits } from './session-con
 // (set_config(..., false) of default_transaction_read_only, search_path, role). Pinning them again
 // before the session serves anything undoes that; every unit of work still opens READ ONLY and checks.
 const REPIN = tag(
-  `SELECT ${[...Object.entries(PINNED_SETTINGS), ['role', 'none']]
-    .map(([name, value]) => `pg_catalog.set_config('${name}', '${value}', false)`)
-    .join(', ')}`,
+  `SELECT ${[...Object.entries(PINNED_SETTINGS), ['role', 'none']].map(([name, value]) => `pg_catalog.set_config('${name}', '${value}', false)`).join(', ')}`,
 );
 
 /** The server refused event_triggers=off: not a superuser (42501), or PostgreSQL 16 or older (42704). */

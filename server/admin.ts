@@ -67,7 +67,8 @@ async function run(args: string[]): Promise<number> {
     if (command === 'list') {
       const users = await listUsers(store.db);
       if (users.length === 0) console.log('No one yet: people appear here when they first sign in, or when granted a role.');
-      for (const u of users) console.log(`${u.role.padEnd(6)}  ${u.email}${u.name ? `  (${u.name})` : ''}${u.lastSignInAt ? `  last sign-in ${u.lastSignInAt}` : ''}`);
+      for (const u of users)
+        console.log(`${u.role.padEnd(6)}  ${u.email}${u.name ? `  (${u.name})` : ''}${u.lastSignInAt ? `  last sign-in ${u.lastSignInAt}` : ''}`);
       return 0;
     }
     const role = command === 'grant' ? 'admin' : 'member';

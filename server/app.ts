@@ -45,7 +45,11 @@ function isPublicRequest(method: string, target: string): boolean {
 const requireCaller: RequestHandler = (req, res, next) => {
   if ((res.locals as Authenticated).principal || isPublicRequest(req.method, req.originalUrl)) return next();
   res.setHeader('WWW-Authenticate', 'Bearer');
-  sendError(res, { status: 401, code: 'unauthorized', message: 'Sign in, or send Authorization: Bearer <token> (a personal access token, a CI token or API_TOKEN)' });
+  sendError(res, {
+    status: 401,
+    code: 'unauthorized',
+    message: 'Sign in, or send Authorization: Bearer <token> (a personal access token, a CI token or API_TOKEN)',
+  });
 };
 
 /** The caller of one request, for the tRPC context. */
@@ -89,7 +93,11 @@ export function createApp(services: Services, options: { clientDir?: string } = 
   app.use(hostGuard(services.config));
   // the SPA's files need no caller: every other request has its credentials read, however it is spelled
   const readsCredentials = (req: express.Request) => /^\/auth\//i.test(req.path) || !isPublicRequest(req.method, req.originalUrl);
-  app.use(authenticate(services.store, services.config, readsCredentials, (res, status, code, message) => sendError(res, { status: status, code: code, message: message })));
+  app.use(
+    authenticate(services.store, services.config, readsCredentials, (res, status, code, message) =>
+      sendError(res, { status: status, code: code, message: message }),
+    ),
+  );
   app.use(requireCaller);
   app.use(wellFormedPath);
   app.use('/auth', createSignInRouter(services));

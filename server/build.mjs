@@ -35,7 +35,9 @@ function hashes(files) {
   const out = {};
   for (const file of [...new Set(files)].sort()) {
     try {
-      out[file] = createHash('sha1').update(readFileSync(path.join(ROOT, file))).digest('hex');
+      out[file] = createHash('sha1')
+        .update(readFileSync(path.join(ROOT, file)))
+        .digest('hex');
     } catch {
       return undefined;
     }
@@ -99,10 +101,7 @@ function sources(compiled) {
   };
 }
 
-const BANNER = [
-  "import { fileURLToPath as __qtFileURLToPath } from 'node:url';",
-  "import { dirname as __qtDirname } from 'node:path';",
-].join('\n');
+const BANNER = ["import { fileURLToPath as __qtFileURLToPath } from 'node:url';", "import { dirname as __qtDirname } from 'node:path';"].join('\n');
 
 /** Bundles server/main.ts into dist/server/main.mjs and records what it was built from. */
 export async function buildServer() {
@@ -130,7 +129,10 @@ export async function buildServer() {
       metafile: true,
       logLevel: 'warning',
     });
-    const others = hashes([...Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules/') && !(file in compiled)), ...SERVER_BUILD_INPUTS]);
+    const others = hashes([
+      ...Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules/') && !(file in compiled)),
+      ...SERVER_BUILD_INPUTS,
+    ]);
     if (!others) throw new Error('a source file went away while the server was being built');
     const inputs = Object.fromEntries(Object.entries({ ...others, ...compiled }).sort(([a], [b]) => a.localeCompare(b)));
     // the map names the bundle it maps: renamed with it

@@ -164,7 +164,18 @@ describe.each(BACKENDS)('environments API over REST (%s)', (backend) => {
 
     // neither GitHub's <org>/<repo> nor a GitLab project path
     const subgroups = Array.from({ length: 21 }, (_, i) => `g${i}`).join('/');
-    for (const repo of ['acme', '-acme/web', 'acme/..', 'acme/we b', 'acme/web/', 'acme//web', 'acme/sub/web.git', 'acme./web/app', `${subgroups}/app`, `acme/${'x'.repeat(251)}`]) {
+    for (const repo of [
+      'acme',
+      '-acme/web',
+      'acme/..',
+      'acme/we b',
+      'acme/web/',
+      'acme//web',
+      'acme/sub/web.git',
+      'acme./web/app',
+      `${subgroups}/app`,
+      `acme/${'x'.repeat(251)}`,
+    ]) {
       const res = await api(`/env/${a}/repos`, { method: 'POST', json: { repo } });
       expect(res.status, repo).toBe(400);
       expect(res.body.error.issues[0].path).toBe('repo');

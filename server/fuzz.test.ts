@@ -35,7 +35,7 @@ function random(seed: number) {
   };
   return {
     chance: (p: number) => next() < p,
-    pick: <T,>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
+    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
   };
 }
 type Random = ReturnType<typeof random>;
@@ -79,7 +79,17 @@ const NUL_AND_SURROGATES = ['a\u0000b', '\u0000', 'x\ud800', '\udfffx', 'a\ud800
 const CONTROL = ['a\u0001b', 'tab\there', 'a\u007fb', 'a\u0085b', 'line\nbreak', 'bell\u0007'];
 const DOTS = ['..', '.', '../..', 'a/../b', 'é', '😀', 'has space'];
 const BAD_SQL = ["SELECT 'abc", 'SELECT 1 /* open', 'SELECT $$x', `SELECT ${'('.repeat(20_000)}1${')'.repeat(20_000)}`, ';', '-- only a comment', "SELECT 'x"];
-const BAD_DATES = ['2026-02-30T00:00:00Z', '0000-01-01T00:00:00Z', '2026-01-01T00:00:60Z', '2026-01-01', 'yesterday', '', '9999-12-31T23:59:59-23:59', '2026-13-01T00:00:00Z', '2026-01-01T00:00:00+24:00'];
+const BAD_DATES = [
+  '2026-02-30T00:00:00Z',
+  '0000-01-01T00:00:00Z',
+  '2026-01-01T00:00:60Z',
+  '2026-01-01',
+  'yesterday',
+  '',
+  '9999-12-31T23:59:59-23:59',
+  '2026-13-01T00:00:00Z',
+  '2026-01-01T00:00:00+24:00',
+];
 /** Odd but acceptable text: a server must store or ignore these, not fail on them. */
 const ODD_TEXT = ['Ünïcödé 🚀', '\u202Eevil', 'zero\u200Bwidth', "O'Brien; DROP TABLE environments; --", '%00', '${jndi:x}', '\\', '\uFEFFbom'];
 
@@ -87,7 +97,22 @@ const ODD_TEXT = ['Ünïcödé 🚀', '\u202Eevil', 'zero\u200Bwidth', "O'Brien;
 const COERCED = new Set(['limit', 'offset', 'threshold']);
 
 /** Fields whose value is one line of plain text or a token: any control character is wrong there. */
-const LINE_FIELDS = new Set(['name', 'label', 'runId', 'branch', 'slug', 'repo', 'commitSha', 'id', 'connectionId', 'environmentId', 'hash', 'connectionString', 'email', 'tokenId']);
+const LINE_FIELDS = new Set([
+  'name',
+  'label',
+  'runId',
+  'branch',
+  'slug',
+  'repo',
+  'commitSha',
+  'id',
+  'connectionId',
+  'environmentId',
+  'hash',
+  'connectionString',
+  'email',
+  'tokenId',
+]);
 
 interface Target {
   /** true where a query that does not parse must be refused (a query typed by hand). */
@@ -338,12 +363,17 @@ function report(label: string, tallies: Map<string, Tally>): string[] {
       `${route}: ${t.serverErrors} of ${t.requests} answered 5xx, ${t.badShape} not in the error shape, ${t.accepted} accepted\n    ${t.examples.join('\n    ')}`,
   );
   const total = [...tallies.values()].reduce((sum, t) => sum + t.requests, 0);
-  console.log(`${label}: ${total} malformed requests on ${tallies.size} routes, ${failing.length} routes failing${lines.length ? `\n  ${lines.join('\n  ')}` : ''}`);
+  console.log(
+    `${label}: ${total} malformed requests on ${tallies.size} routes, ${failing.length} routes failing${lines.length ? `\n  ${lines.join('\n  ')}` : ''}`,
+  );
   return lines;
 }
 
 const show = (value: unknown) => {
-  const text = (typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? 'undefined').replaceAll(JSON.stringify(DEEP), '<10,000 nested arrays>');
+  const text = (typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? 'undefined')).replaceAll(
+    JSON.stringify(DEEP),
+    '<10,000 nested arrays>',
+  );
   return text.length > 120 ? `${text.slice(0, 100)}...(${text.length} chars)` : text;
 };
 
@@ -364,7 +394,8 @@ describe.each(BACKENDS)('malformed input on every route (%s)', (backend) => {
     server = await startTestServer(await openTestServices(backend));
     base = new URL(server.url);
     const envId = (await json('POST', '/env', { name: 'Fuzz target', slug: 'fuzz-target' })).id as string;
-    const connectionId = (await json('POST', `/env/${envId}/connections`, { label: 'CI', role: 'ci', connectionString: 'postgres://ci:pw@localhost:5432/app' })).id as string;
+    const connectionId = (await json('POST', `/env/${envId}/connections`, { label: 'CI', role: 'ci', connectionString: 'postgres://ci:pw@localhost:5432/app' }))
+      .id as string;
     const repo = 'acme/fuzz';
     await json('POST', `/env/${envId}/repos`, { repo });
     const hash = (await json('POST', `/env/${envId}/queries`, { query: 'SELECT id FROM users WHERE id = 1' })).hash as string;
@@ -376,116 +407,127 @@ describe.each(BACKENDS)('malformed input on every route (%s)', (backend) => {
   });
   afterAll(() => server?.close());
 
-  it(`REST: ${PER_ROUTE} malformed requests per route of the OpenAPI document, no 5xx, the one error shape, nothing changed`, async () => {
-    const document = JSON.parse((await send(base, 'GET', '/api/openapi.json')).text) as {
-      paths: Record<string, Record<string, { parameters?: { in: string; name: string; schema: Schema }[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>>;
-    };
-    const routes = Object.entries(document.paths).flatMap(([path, operations]) =>
-      Object.entries(operations).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
-    );
-    expect(routes.length).toBeGreaterThanOrEqual(20);
-
-    const before = await snapshot(server);
-    const tallies = new Map<string, Tally>();
-    const r = random(SEED);
-    for (const { method, path, operation } of routes) {
-      const route = `${method} ${path}`;
-      const target: Target = {
-        parsesQuery: method === 'POST' && path === '/env/{id}/queries',
-        idOf: path.startsWith('/ci/runs') ? 'run' : 'env',
-        readOnly: method === 'GET',
+  it(
+    `REST: ${PER_ROUTE} malformed requests per route of the OpenAPI document, no 5xx, the one error shape, nothing changed`,
+    async () => {
+      const document = JSON.parse((await send(base, 'GET', '/api/openapi.json')).text) as {
+        paths: Record<
+          string,
+          Record<string, { parameters?: { in: string; name: string; schema: Schema }[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>
+        >;
       };
-      const parameters = operation.parameters ?? [];
-      const pathParams = parameters.filter((p) => p.in === 'path');
-      const queryParams = parameters.filter((p) => p.in === 'query');
-      const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
-      const bodyFields = Object.keys(bodySchema?.properties ?? {});
-      // where the one value that must be refused goes
-      const slots = [
-        ...pathParams.map((p) => ({ kind: 'path' as const, name: p.name })),
-        ...queryParams.map((p) => ({ kind: 'query' as const, name: p.name })),
-        ...bodyFields.map((name) => ({ kind: 'body' as const, name })),
-        { kind: 'whole body' as const, name: '' },
-      ];
+      const routes = Object.entries(document.paths).flatMap(([path, operations]) =>
+        Object.entries(operations).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+      );
+      expect(routes.length).toBeGreaterThanOrEqual(20);
 
-      for (let n = 0; n < PER_ROUTE; n++) {
-        const slot = r.pick(slots);
-        const segments: Record<string, string> = {};
-        for (const p of pathParams) segments[p.name] = encodeURIComponent(String(validValue(p.name, p.schema, known, target)));
-        const query: string[] = [];
-        const body: Record<string, unknown> | undefined = bodySchema ? validObject(bodySchema, known, target) : undefined;
-        let rawBody: string | undefined;
+      const before = await snapshot(server);
+      const tallies = new Map<string, Tally>();
+      const r = random(SEED);
+      for (const { method, path, operation } of routes) {
+        const route = `${method} ${path}`;
+        const target: Target = {
+          parsesQuery: method === 'POST' && path === '/env/{id}/queries',
+          idOf: path.startsWith('/ci/runs') ? 'run' : 'env',
+          readOnly: method === 'GET',
+        };
+        const parameters = operation.parameters ?? [];
+        const pathParams = parameters.filter((p) => p.in === 'path');
+        const queryParams = parameters.filter((p) => p.in === 'query');
+        const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
+        const bodyFields = Object.keys(bodySchema?.properties ?? {});
+        // where the one value that must be refused goes
+        const slots = [
+          ...pathParams.map((p) => ({ kind: 'path' as const, name: p.name })),
+          ...queryParams.map((p) => ({ kind: 'query' as const, name: p.name })),
+          ...bodyFields.map((name) => ({ kind: 'body' as const, name })),
+          { kind: 'whole body' as const, name: '' },
+        ];
 
-        if (slot.kind === 'path') {
-          segments[slot.name] = r.pick(PATH_SEGMENTS);
-        } else if (slot.kind === 'query') {
-          query.push(...r.pick(queryValues(slot.name, queryParams.find((p) => p.name === slot.name)!.schema)));
-        } else if (slot.kind === 'body') {
-          body![slot.name] = invalidValue(r, slot.name, bodySchema!.properties![slot.name]!, known, target);
-        } else {
-          rawBody = r.pick(BROKEN_BODIES);
-        }
-        // often, odd but acceptable company: another field, an unknown field, an unknown parameter
-        if (body && bodyFields.length > 1 && r.chance(0.5)) {
-          const other = r.pick(bodyFields.filter((f) => slot.kind !== 'body' || f !== slot.name));
-          body[other] = oddValue(r, other, bodySchema!.properties![other]!, known, target);
-        }
-        if (body && r.chance(0.2)) {
-          // an own property even for __proto__, as JSON.parse makes it
-          const key = r.pick(['__proto__', 'constructor', 'x\u0000y', 'toString']);
-          Object.defineProperty(body, key, { value: r.pick([{ polluted: true }, 'x', 1]), enumerable: true, configurable: true, writable: true });
-        }
-        if (r.chance(0.2)) query.push(r.pick(['%00=%00', 'limit=1&limit=2', 'x=%ED%A0%80', '__proto__[a]=1']));
+        for (let n = 0; n < PER_ROUTE; n++) {
+          const slot = r.pick(slots);
+          const segments: Record<string, string> = {};
+          for (const p of pathParams) segments[p.name] = encodeURIComponent(String(validValue(p.name, p.schema, known, target)));
+          const query: string[] = [];
+          const body: Record<string, unknown> | undefined = bodySchema ? validObject(bodySchema, known, target) : undefined;
+          let rawBody: string | undefined;
 
-        const url = `/api${path.replace(/\{(\w+)\}/g, (_, name: string) => segments[name]!)}${query.length ? `?${query.join('&')}` : ''}`;
-        const text = rawBody ?? (body && (method !== 'GET' || r.chance(0.1)) ? writeJson(body) : undefined);
-        const answer = await send(base, method, url, text);
-        const described = `${method} ${url.length > 160 ? `${url.slice(0, 140)}...` : url} ${slot.kind}${slot.name ? ` ${slot.name}` : ''}${
-          slot.kind === 'body' ? `=${show(body![slot.name])}` : slot.kind === 'whole body' ? `=${show(rawBody)}` : ''
-        }`;
-        record(tallies, route, answer, described, restShapeProblem);
+          if (slot.kind === 'path') {
+            segments[slot.name] = r.pick(PATH_SEGMENTS);
+          } else if (slot.kind === 'query') {
+            query.push(...r.pick(queryValues(slot.name, queryParams.find((p) => p.name === slot.name)!.schema)));
+          } else if (slot.kind === 'body') {
+            body![slot.name] = invalidValue(r, slot.name, bodySchema!.properties![slot.name]!, known, target);
+          } else {
+            rawBody = r.pick(BROKEN_BODIES);
+          }
+          // often, odd but acceptable company: another field, an unknown field, an unknown parameter
+          if (body && bodyFields.length > 1 && r.chance(0.5)) {
+            const other = r.pick(bodyFields.filter((f) => slot.kind !== 'body' || f !== slot.name));
+            body[other] = oddValue(r, other, bodySchema!.properties![other]!, known, target);
+          }
+          if (body && r.chance(0.2)) {
+            // an own property even for __proto__, as JSON.parse makes it
+            const key = r.pick(['__proto__', 'constructor', 'x\u0000y', 'toString']);
+            Object.defineProperty(body, key, { value: r.pick([{ polluted: true }, 'x', 1]), enumerable: true, configurable: true, writable: true });
+          }
+          if (r.chance(0.2)) query.push(r.pick(['%00=%00', 'limit=1&limit=2', 'x=%ED%A0%80', '__proto__[a]=1']));
+
+          const url = `/api${path.replace(/\{(\w+)\}/g, (_, name: string) => segments[name]!)}${query.length ? `?${query.join('&')}` : ''}`;
+          const text = rawBody ?? (body && (method !== 'GET' || r.chance(0.1)) ? writeJson(body) : undefined);
+          const answer = await send(base, method, url, text);
+          const described = `${method} ${url.length > 160 ? `${url.slice(0, 140)}...` : url} ${slot.kind}${slot.name ? ` ${slot.name}` : ''}${
+            slot.kind === 'body' ? `=${show(body![slot.name])}` : slot.kind === 'whole body' ? `=${show(rawBody)}` : ''
+          }`;
+          record(tallies, route, answer, described, restShapeProblem);
+        }
       }
-    }
-    const problems = report(`REST on ${backend}, seed ${SEED}`, tallies);
-    expect(await snapshot(server), 'the store changed').toEqual(before);
-    expect(problems).toEqual([]);
-  }, FUZZ_TIMEOUT_MS);
+      const problems = report(`REST on ${backend}, seed ${SEED}`, tallies);
+      expect(await snapshot(server), 'the store changed').toEqual(before);
+      expect(problems).toEqual([]);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it(`tRPC: ${PER_PROCEDURE} malformed calls per procedure, no 5xx, an apiCode and no stack, nothing changed`, async () => {
-    const before = await snapshot(server);
-    const tallies = new Map<string, Tally>();
-    const r = random(SEED + 1);
-    for (const [path, procedure] of Object.entries(appRouter._def.procedures)) {
-      const def = (procedure as unknown as { _def: { type: 'query' | 'mutation'; inputs: z.ZodType[] } })._def;
-      const schema = (def.inputs[0] ? z.toJSONSchema(def.inputs[0], { io: 'input', unrepresentable: 'any' }) : {}) as Schema;
-      const target: Target = {
-        parsesQuery: path === 'queries.add',
-        idOf: path.startsWith('ci.') || path === 'analysis.ciRun' ? 'run' : 'env',
-        readOnly: def.type === 'query',
-      };
-      const fields = Object.keys(schema.properties ?? {});
-      for (let n = 0; n < PER_PROCEDURE; n++) {
-        let input: unknown;
-        if (fields.length === 0 || r.chance(0.15)) {
-          input = r.pick(['x', 5, [], DEEP, [{}]]);
-        } else {
-          const field = r.pick(fields);
-          const object = validObject(schema, known, target);
-          object[field] = invalidValue(r, field, schema.properties![field]!, known, target);
-          input = object;
+  it(
+    `tRPC: ${PER_PROCEDURE} malformed calls per procedure, no 5xx, an apiCode and no stack, nothing changed`,
+    async () => {
+      const before = await snapshot(server);
+      const tallies = new Map<string, Tally>();
+      const r = random(SEED + 1);
+      for (const [path, procedure] of Object.entries(appRouter._def.procedures)) {
+        const def = (procedure as unknown as { _def: { type: 'query' | 'mutation'; inputs: z.ZodType[] } })._def;
+        const schema = (def.inputs[0] ? z.toJSONSchema(def.inputs[0], { io: 'input', unrepresentable: 'any' }) : {}) as Schema;
+        const target: Target = {
+          parsesQuery: path === 'queries.add',
+          idOf: path.startsWith('ci.') || path === 'analysis.ciRun' ? 'run' : 'env',
+          readOnly: def.type === 'query',
+        };
+        const fields = Object.keys(schema.properties ?? {});
+        for (let n = 0; n < PER_PROCEDURE; n++) {
+          let input: unknown;
+          if (fields.length === 0 || r.chance(0.15)) {
+            input = r.pick(['x', 5, [], DEEP, [{}]]);
+          } else {
+            const field = r.pick(fields);
+            const object = validObject(schema, known, target);
+            object[field] = invalidValue(r, field, schema.properties![field]!, known, target);
+            input = object;
+          }
+          // a GET carries its input in the URL: nesting stays within what a URL may hold
+          const answer =
+            def.type === 'query'
+              ? await send(base, 'GET', `/trpc/${path}?input=${encodeURIComponent(writeJson(input, 1500))}`)
+              : await send(base, 'POST', `/trpc/${path}`, writeJson(input));
+          record(tallies, `trpc ${path}`, answer, `${path} ${show(input)}`, trpcShapeProblem);
         }
-        // a GET carries its input in the URL: nesting stays within what a URL may hold
-        const answer =
-          def.type === 'query'
-            ? await send(base, 'GET', `/trpc/${path}?input=${encodeURIComponent(writeJson(input, 1500))}`)
-            : await send(base, 'POST', `/trpc/${path}`, writeJson(input));
-        record(tallies, `trpc ${path}`, answer, `${path} ${show(input)}`, trpcShapeProblem);
       }
-    }
-    const problems = report(`tRPC on ${backend}, seed ${SEED + 1}`, tallies);
-    expect(await snapshot(server), 'the store changed').toEqual(before);
-    expect(problems).toEqual([]);
-  }, FUZZ_TIMEOUT_MS);
+      const problems = report(`tRPC on ${backend}, seed ${SEED + 1}`, tallies);
+      expect(await snapshot(server), 'the store changed').toEqual(before);
+      expect(problems).toEqual([]);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });
 
 /** Raw path segments (sent as they are): each is an id, hash or repo no route may accept. */

@@ -38,7 +38,11 @@ describe.each(BACKENDS)('input the database cannot store (%s)', (backend) => {
   const expect400 = (res: { status: number; body: { error: { code: string; issues?: { path: string }[] } } }, field: string, label = field) => {
     expect(res.status, label).toBe(400);
     expect(res.body.error.code, label).toBe('validation_failed');
-    if (field !== '(path)') expect(res.body.error.issues?.map((i) => i.path), label).toContain(field);
+    if (field !== '(path)')
+      expect(
+        res.body.error.issues?.map((i) => i.path),
+        label,
+      ).toContain(field);
   };
 
   beforeAll(async () => {
@@ -133,7 +137,9 @@ describe.each(BACKENDS)('the backstop behind the schemas (%s)', (backend) => {
     const services = await openTestServices(backend);
     // a procedure whose schema lets through what the database refuses, as a schema gap would
     const probe = router({
-      cast: backstoppedProcedure.input(z.object({ text: z.string() })).query(async ({ ctx, input }) => rowsOf(ctx.store.db, sql`SELECT ${input.text}::int AS n`)),
+      cast: backstoppedProcedure
+        .input(z.object({ text: z.string() }))
+        .query(async ({ ctx, input }) => rowsOf(ctx.store.db, sql`SELECT ${input.text}::int AS n`)),
     });
     const app = express().use('/trpc', createExpressMiddleware({ router: probe, createContext: () => createContext(services) }));
     const http = await new Promise<import('node:http').Server>((resolve) => {
@@ -148,7 +154,9 @@ describe.each(BACKENDS)('the backstop behind the schemas (%s)', (backend) => {
         expect(res.status, text).toBe(400);
         const body = (await res.json()) as { error: { message: string; data: { apiCode: string; stack?: string } } };
         expect(body.error.data.apiCode, text).toBe('invalid_input');
-        expect(body.error.message, text).toMatch(/^Invalid input: (invalid input syntax for type integer|value "99999999999" is out of range|invalid byte sequence)/);
+        expect(body.error.message, text).toMatch(
+          /^Invalid input: (invalid input syntax for type integer|value "99999999999" is out of range|invalid byte sequence)/,
+        );
         expect(body.error.data.stack).toBeUndefined();
       }
       await expect(probe.createCaller(createContext(services)).cast({ text: 'x' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });

@@ -28,7 +28,8 @@ makeDataDirPrivate(config.dataDir);
 // before it could stop them (OOM, SIGKILL, a supervisor ending its whole group) is stopped now.
 useShadowRegistry(path.join(config.dataDir, 'shadows'));
 const swept = await sweepShadows().catch((error: Error) => (console.error(`shadow sweep: ${error.message}`), undefined));
-if (swept?.removed.length) console.log(`querytrail: removed ${swept.removed.length} shadow PostgreSQL left by a stopped querytrail (${swept.stopped} processes stopped)`);
+if (swept?.removed.length)
+  console.log(`querytrail: removed ${swept.removed.length} shadow PostgreSQL left by a stopped querytrail (${swept.stopped} processes stopped)`);
 
 const services = await openServices(config).catch((error: unknown) => {
   // a refusal worded for the operator (DATA_DIR locked, ...) is printed alone, not as a stack

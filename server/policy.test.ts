@@ -33,7 +33,14 @@ describe.each(BACKENDS)('policy and acknowledgements over REST (%s)', (backend) 
       minSavedPct: 30,
       callRatio: 3,
       minCalls: 50,
-      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', changed_query: 'warn', new_query: 'warn', call_count_regression: 'warn' },
+      conditions: {
+        cost_regression: 'fail',
+        new_query_needs_index: 'fail',
+        lost_index: 'fail',
+        changed_query: 'warn',
+        new_query: 'warn',
+        call_count_regression: 'warn',
+      },
       ignoredHashes: [],
       ignoredCallSites: [],
     });
@@ -120,7 +127,13 @@ describe.each(BACKENDS)('policy and acknowledgements over REST (%s)', (backend) 
     const first = await api('POST', `/env/${envId}/queries/${hash}/acknowledge`, { note: '  Reporting query, runs nightly.\r\nFine.  ' });
     expect(first.status).toBe(201);
     // never analyzed: its cost is unknown
-    expect(first.body).toEqual({ hash, note: 'Reporting query, runs nightly.\nFine.', cost: null, acknowledgedAt: expect.any(String), acknowledgedBy: 'local' });
+    expect(first.body).toEqual({
+      hash,
+      note: 'Reporting query, runs nightly.\nFine.',
+      cost: null,
+      acknowledgedAt: expect.any(String),
+      acknowledgedBy: 'local',
+    });
     expect(new Date(first.body.acknowledgedAt).toISOString()).toBe(first.body.acknowledgedAt);
 
     const replaced = await api('POST', `/env/${envId}/queries/${hash.toUpperCase()}/acknowledge`, {});

@@ -29,7 +29,7 @@ type ProcedureMeta = { successStatus?: number; openapi?: { method: string; path:
 function proceduresWithMeta(): Map<string, ProcedureMeta> {
   const out = new Map<string, ProcedureMeta>();
   for (const [path, procedure] of Object.entries(appRouter._def.procedures)) {
-    out.set(path, ((procedure as unknown as { _def: { meta?: ProcedureMeta } })._def.meta ?? {}));
+    out.set(path, (procedure as unknown as { _def: { meta?: ProcedureMeta } })._def.meta ?? {});
   }
   return out;
 }
@@ -61,10 +61,7 @@ function matchRestRoute(routes: RestRoute[], method: string, url: string): Route
   const segments = rawPath.slice(1).split('/');
   if (segments.length > 1 && segments.at(-1) === '') segments.pop(); // one trailing slash is tolerated
   const route = routes.find(
-    (r) =>
-      r.method === method &&
-      r.segments.length === segments.length &&
-      r.segments.every((s, i) => s.startsWith('{') || s === segments[i]),
+    (r) => r.method === method && r.segments.length === segments.length && r.segments.every((s, i) => s.startsWith('{') || s === segments[i]),
   );
   if (!route) return undefined;
   const issues: Issue[] = [];
@@ -93,7 +90,8 @@ export function openApiDocument(baseUrl: string): OpenAPIObject {
       bearer: {
         type: 'http',
         scheme: 'bearer',
-        description: 'In team mode: a personal access token (qtp_...), a CI token (qtc_...), a CI job\'s ID token, or API_TOKEN. The SPA signs in with a session cookie instead.',
+        description:
+          "In team mode: a personal access token (qtp_...), a CI token (qtc_...), a CI job's ID token, or API_TOKEN. The SPA signs in with a session cookie instead.",
       },
     },
   });
@@ -104,8 +102,7 @@ export function openApiDocument(baseUrl: string): OpenAPIObject {
     if (meta.successStatus && meta.successStatus !== 200) {
       const ok = operation.responses['200'];
       delete operation.responses['200'];
-      operation.responses[String(meta.successStatus)] =
-        meta.successStatus === 204 ? { description: 'Done; no body' } : ok;
+      operation.responses[String(meta.successStatus)] = meta.successStatus === 204 ? { description: 'Done; no body' } : ok;
     }
     for (const [status, response] of Object.entries(operation.responses)) {
       if (Number(status) >= 400 && response && typeof response === 'object' && 'content' in response) {
@@ -235,7 +232,8 @@ export function createRestRouter(services: Services, callerOf: (req: Request, re
   rest.use(dispatch);
 
   const bodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
-    if ((err as { type?: string }).type === 'entity.too.deep') return sendError(res, { status: 400, code: 'validation_failed', message: (err as Error).message });
+    if ((err as { type?: string }).type === 'entity.too.deep')
+      return sendError(res, { status: 400, code: 'validation_failed', message: (err as Error).message });
     const answer = clientErrorAnswer(err, services.config.maxBodyBytes);
     if (answer) return sendError(res, answer);
     next(err);

@@ -133,7 +133,13 @@ describe('the analyzer with schema filters in its request', () => {
     const objects = await postJson(analyzer.url, '/postgres/objects', { db: url, excludeSchemas: ['tenant_*', 'audit', 'other'], q: 'orders' });
     expect(objects.json.total).toBe(0);
     const all = await postJson(analyzer.url, '/postgres/objects', { db: url, excludeSchemas: ['tenant_?'], limit: 500 });
-    expect(schemasIn(all.json.items.map((i: { table?: { schema: string }; kind: string }) => ({ schema: i.table?.schema ?? '' })).filter((s: { schema: string }) => s.schema))).toEqual(['audit', 'other', 'public', 'tenant_secret']);
+    expect(
+      schemasIn(
+        all.json.items
+          .map((i: { table?: { schema: string }; kind: string }) => ({ schema: i.table?.schema ?? '' }))
+          .filter((s: { schema: string }) => s.schema),
+      ),
+    ).toEqual(['audit', 'other', 'public', 'tenant_secret']);
   });
 
   it('refuses a malformed pattern with the one error shape', async () => {
@@ -154,7 +160,9 @@ describe.each(BACKENDS)('a connection with schema filters, the store on %s', (ba
 
   beforeAll(async () => {
     server = await startTestServer(await openTestServices(backend));
-    ({ body: { id: envId } } = await requestJson(`${server.url}/api/env`, { method: 'POST', json: { name: 'Tenants', slug: 'tenants' } }));
+    ({
+      body: { id: envId },
+    } = await requestJson(`${server.url}/api/env`, { method: 'POST', json: { name: 'Tenants', slug: 'tenants' } }));
   });
   afterAll(() => server?.close());
 
@@ -173,13 +181,14 @@ describe.each(BACKENDS)('a connection with schema filters, the store on %s', (ba
   });
 
   it('stores the patterns, shows them, never the connection string', async () => {
-    const added = await api('/connections', { method: 'POST', json: { label: 'primary', role: 'production', connectionString: url, includeSchemas: ['tenant_*'] } });
+    const added = await api('/connections', {
+      method: 'POST',
+      json: { label: 'primary', role: 'production', connectionString: url, includeSchemas: ['tenant_*'] },
+    });
     expect(added.status).toBe(201);
     connectionId = added.body.id;
     const detail = await api('');
-    expect(detail.body.connections).toEqual([
-      expect.objectContaining({ id: connectionId, includeSchemas: ['tenant_*'], excludeSchemas: [] }),
-    ]);
+    expect(detail.body.connections).toEqual([expect.objectContaining({ id: connectionId, includeSchemas: ['tenant_*'], excludeSchemas: [] })]);
     expect(detail.text).not.toContain(url);
   });
 
@@ -224,7 +233,10 @@ describe.each(BACKENDS)('a connection with schema filters, the store on %s', (ba
   it('judges only the indexes of the allowed schemas', async () => {
     const health = await readProductionIndexHealth(url, { includeSchemas: INCLUDE, excludeSchemas: EXCLUDE });
     expect(schemasIn(health.indexes)).toEqual(['tenant_1', 'tenant_2']);
-    expect(health.indexes.filter((i) => i.kinds.includes('duplicate')).map((i) => `${i.schema}.${i.name}`)).toEqual(['tenant_1.orders_customer_again', 'tenant_2.orders_customer_again']);
+    expect(health.indexes.filter((i) => i.kinds.includes('duplicate')).map((i) => `${i.schema}.${i.name}`)).toEqual([
+      'tenant_1.orders_customer_again',
+      'tenant_2.orders_customer_again',
+    ]);
   });
 
   it('never touches an excluded schema: its tables locked by another session, every filtered reader still answers', async () => {
@@ -265,7 +277,10 @@ describe.each(BACKENDS)('a connection with schema filters, the store on %s', (ba
     // the query's own name stays in the scope, resolved to nothing; nothing of the schema was read
     expect(JSON.stringify({ ...scoped.snapshot, schemaFilters: undefined, scope: undefined })).not.toContain('tenant_secret');
     expect(Object.entries(scoped.snapshot.scope!.relations).filter(([name]) => name.includes('orders'))).toEqual(
-      expect.arrayContaining([[expect.stringContaining('tenant_1'), 'tenant_1.orders'], [expect.stringContaining('tenant_secret'), null]]),
+      expect.arrayContaining([
+        [expect.stringContaining('tenant_1'), 'tenant_1.orders'],
+        [expect.stringContaining('tenant_secret'), null],
+      ]),
     );
 
     // other filters: the stored snapshot is not reused

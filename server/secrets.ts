@@ -61,7 +61,7 @@ export function createSecrets(key: Buffer): Secrets {
       } catch {
         // GCM's own words ("unable to authenticate data") say nothing of the cause, which is the key
         throw new SecretUnreadableError(
-          'a stored secret cannot be decrypted with this server\'s key: it was saved by a server with another SECRET_KEY ' +
+          "a stored secret cannot be decrypted with this server's key: it was saved by a server with another SECRET_KEY " +
             '(or another DATA_DIR/secret.key). Give every server the same SECRET_KEY, or enter the secret again',
         );
       }

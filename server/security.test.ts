@@ -22,7 +22,12 @@ interface Answer {
 }
 
 /** One request with the path and headers exactly as given (no URL normalisation on our side). */
-function send(server: TestServer, method: string, target: string, options: { headers?: Record<string, string>; json?: unknown; body?: string } = {}): Promise<Answer> {
+function send(
+  server: TestServer,
+  method: string,
+  target: string,
+  options: { headers?: Record<string, string>; json?: unknown; body?: string } = {},
+): Promise<Answer> {
   const { port } = new URL(server.url);
   const headers: Record<string, string> = { ...options.headers };
   let body = options.body;
@@ -69,7 +74,8 @@ async function seedEnvironment(server: TestServer, slug: string, headers: Record
   const connection = await send(server, 'POST', `/api/env/${id}/connections`, { headers, json: { label: 'Primary', connectionString: SECRET_URL } });
   expect(connection.status).toBe(201);
   expect((await send(server, 'POST', `/api/env/${id}/repos`, { headers, json: { repo: `acme/${slug}` } })).status).toBe(201);
-  await server.services.store.db.execute(sql`insert into catalog_queries (id, environment_id, hash, query, formatted_query, first_seen_at, last_seen_at, last_seen_source, ci_run_count)
+  await server.services.store.db
+    .execute(sql`insert into catalog_queries (id, environment_id, hash, query, formatted_query, first_seen_at, last_seen_at, last_seen_source, ci_run_count)
       values (${`q_${slug}`}, ${id}, 'a1b2c3d4e5f60718', 'select 1', 'SELECT 1', now(), now(), 'manual', 0)`);
   return { id, connectionId: connection.body.id as string, repo: `acme/${slug}` };
 }
@@ -117,7 +123,18 @@ describe.each(BACKENDS)('bearer token on every spelling of a path (%s)', (backen
     '/trpc/docs/%2e%2e/env.list',
     '/trpc/docs/../env.list',
   ];
-  const OTHER_SPELLINGS = ['/api/env', '/API/env', '/Api/Env', '/api/env/', '/api/env;', '/api/env?x=1', '/api;/env', '/api%2Fenv', '/api/docs/assets/index.html', '/api/docs/assets/package.json'];
+  const OTHER_SPELLINGS = [
+    '/api/env',
+    '/API/env',
+    '/Api/Env',
+    '/api/env/',
+    '/api/env;',
+    '/api/env?x=1',
+    '/api;/env',
+    '/api%2Fenv',
+    '/api/docs/assets/index.html',
+    '/api/docs/assets/package.json',
+  ];
 
   it('answers 401 without the token, never the data', async () => {
     const trpcInput = encodeURIComponent(JSON.stringify({ 0: {}, 1: { id: env.id } }));
@@ -199,7 +216,17 @@ describe.each(BACKENDS)('Host allow-list against DNS rebinding (%s)', (backend) 
     rmSync(clientDir, { recursive: true, force: true });
   });
 
-  const FOREIGN = ['rebind.attacker.example:3000', 'rebind.attacker.example', 'localhost.attacker.example', '127.0.0.1.nip.io', 'localhost.', '10.0.0.1', '[::2]', 'user@localhost', 'localhost:3000:1'];
+  const FOREIGN = [
+    'rebind.attacker.example:3000',
+    'rebind.attacker.example',
+    'localhost.attacker.example',
+    '127.0.0.1.nip.io',
+    'localhost.',
+    '10.0.0.1',
+    '[::2]',
+    'user@localhost',
+    'localhost:3000:1',
+  ];
 
   it('answers 421 to a foreign Host on /api, /trpc and the SPA, and creates nothing', async () => {
     const before = await send(server, 'GET', '/api/env');

@@ -22,7 +22,10 @@ function walk(dir: string): { path: string; mode: number; dir: boolean }[] {
 }
 
 /** What anyone but the owner could read, write or enter. */
-const notPrivate = (dir: string) => walk(dir).filter((e) => e.mode & 0o077).map((e) => `${e.mode.toString(8)} ${path.relative(dir, e.path)}`);
+const notPrivate = (dir: string) =>
+  walk(dir)
+    .filter((e) => e.mode & 0o077)
+    .map((e) => `${e.mode.toString(8)} ${path.relative(dir, e.path)}`);
 
 /** `npm run serve` (server/main.ts) as a child process on free ports; resolves once it listens. */
 async function startMain(dataDir: string) {

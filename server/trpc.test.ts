@@ -22,7 +22,9 @@ describe.each(BACKENDS)('tRPC (%s)', (backend) => {
     await caller.connections.add({ id, label: 'CI db', role: 'ci', connectionString: 'postgres://ci:pw@localhost:5432/app_test' });
     await caller.repos.link({ id, repo: 'acme/billing' });
     const env = await caller.env.get({ id });
-    expect(env.connections).toEqual([expect.objectContaining({ label: 'CI db', role: 'ci', maskedConnectionString: 'postgres://ci:****@localhost:5432/app_test' })]);
+    expect(env.connections).toEqual([
+      expect.objectContaining({ label: 'CI db', role: 'ci', maskedConnectionString: 'postgres://ci:****@localhost:5432/app_test' }),
+    ]);
     expect(env.repos.map((r) => r.repo)).toEqual(['acme/billing']);
     // tRPC callers pass the repo unencoded; REST passes org%2Frepo: both reach the same link
     await caller.repos.unlink({ id, repo: 'acme/billing' });

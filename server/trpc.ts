@@ -10,9 +10,6 @@ import { authorize, inputRecord, visibleEnvironments } from './auth/authorize';
 import { ACCESS } from './auth/access';
 import { auditChange } from './audit/change';
 
-
-
-
 /** The caller of in-process calls (tests, tools) is the local admin unless a principal is given. */
 export function createContext(services: Services, caller: { principal?: Principal; sourceAddress?: string } = { principal: { kind: 'local' } }): Context {
   const { principal, sourceAddress } = caller;

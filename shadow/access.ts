@@ -65,7 +65,9 @@ export async function createShadowAccess(
     let created = false;
     if (locale && locale.collate !== 'C') {
       try {
-        await admin.query(`CREATE DATABASE ${ident(name)} TEMPLATE template0 LC_COLLATE ${pg.escapeLiteral(locale.collate)} LC_CTYPE ${pg.escapeLiteral(locale.ctype)}`);
+        await admin.query(
+          `CREATE DATABASE ${ident(name)} TEMPLATE template0 LC_COLLATE ${pg.escapeLiteral(locale.collate)} LC_CTYPE ${pg.escapeLiteral(locale.ctype)}`,
+        );
         created = true;
       } catch {
         created = false;
@@ -98,7 +100,9 @@ export async function createShadowAccess(
     for (let round = 0; round < 3 && pending.length; round++) {
       const failed: typeof pending = [];
       for (const e of pending) {
-        await admin.query(`CREATE EXTENSION IF NOT EXISTS ${ident(e.name)} SCHEMA ${ident(e.schema)}`).catch((error: Error) => failed.push({ ...e, error: error.message }));
+        await admin
+          .query(`CREATE EXTENSION IF NOT EXISTS ${ident(e.name)} SCHEMA ${ident(e.schema)}`)
+          .catch((error: Error) => failed.push({ ...e, error: error.message }));
       }
       const stuck = failed.length === pending.length;
       pending = failed;

@@ -34,7 +34,10 @@ export async function createShadowDatabase(
   try {
     await session.query(`SET check_function_bodies = off`);
     await session.query(`SET client_min_messages = warning`);
-    const errors = await runInRounds(session, ddl.statements.map((d) => d.sql));
+    const errors = await runInRounds(
+      session,
+      ddl.statements.map((d) => d.sql),
+    );
     await dropCode(session);
     await nameIndexParts(session, snapshot.indexes);
     await applySettings(session, snapshot);
@@ -98,11 +101,18 @@ async function nameIndexParts(session: ShadowSession, indexes: SnapshotIndex[]):
  * while the tables are at their built length (a foreign key or attached partition is validated
  * by reading them). Returns what could not be run, and the index parts named.
  */
-export async function extendShadowDatabase(db: ShadowDatabase, snapshot: Snapshot, entries: SnapshotDdl[]): Promise<{ ddlErrors: { sql: string; error: string }[]; notCopied: string[] } | undefined> {
+export async function extendShadowDatabase(
+  db: ShadowDatabase,
+  snapshot: Snapshot,
+  entries: SnapshotDdl[],
+): Promise<{ ddlErrors: { sql: string; error: string }[]; notCopied: string[] } | undefined> {
   await loadParser();
   const ddl = await planShadowDdlInTurns(entries, [ADMIN_SCHEMA]);
   if (ddl.schemas.length || ddl.extensions.length) return undefined;
-  const ddlErrors = await runInRounds(db.session, ddl.statements.map((d) => d.sql));
+  const ddlErrors = await runInRounds(
+    db.session,
+    ddl.statements.map((d) => d.sql),
+  );
   await dropCode(db.session);
   const tables = new Set(entries.filter((d) => d.kind === 'table').map((d) => d.name));
   await nameIndexParts(

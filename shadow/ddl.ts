@@ -23,7 +23,17 @@ import type { ShadowSession } from './session.js';
  * Inspection tools every production database may have and no application query plans with: left
  * out without a warning, which would otherwise stand on every analysis of such a database.
  */
-const INSPECTION_EXTENSIONS = new Set(['amcheck', 'pageinspect', 'pg_buffercache', 'pg_freespacemap', 'pg_prewarm', 'pg_stat_statements', 'pg_visibility', 'pg_walinspect', 'pgstattuple']);
+const INSPECTION_EXTENSIONS = new Set([
+  'amcheck',
+  'pageinspect',
+  'pg_buffercache',
+  'pg_freespacemap',
+  'pg_prewarm',
+  'pg_stat_statements',
+  'pg_visibility',
+  'pg_walinspect',
+  'pgstattuple',
+]);
 
 /** Extensions whose types, operators, operator classes, index methods or functions queries may plan with. */
 const ALLOWED_EXTENSIONS = new Set([
@@ -67,7 +77,22 @@ const obj = (v: unknown): Json => (v && typeof v === 'object' ? (v as Json) : {}
 const sval = (v: unknown) => obj(obj(v).String).sval as string | undefined;
 
 /** Constraint kinds the planner uses (keys, foreign keys, exclusion, NOT NULL); CHECK and DEFAULT are code. */
-const KEPT_CONSTRAINTS = new Set(['CONSTR_NULL', 'CONSTR_NOTNULL', 'CONSTR_PRIMARY', 'CONSTR_UNIQUE', 'CONSTR_EXCLUSION', 'CONSTR_FOREIGN', 'CONSTR_GENERATED', 'CONSTR_IDENTITY', 'CONSTR_ATTR_DEFERRABLE', 'CONSTR_ATTR_NOT_DEFERRABLE', 'CONSTR_ATTR_DEFERRED', 'CONSTR_ATTR_IMMEDIATE', 'CONSTR_ATTR_ENFORCED', 'CONSTR_ATTR_NOT_ENFORCED']);
+const KEPT_CONSTRAINTS = new Set([
+  'CONSTR_NULL',
+  'CONSTR_NOTNULL',
+  'CONSTR_PRIMARY',
+  'CONSTR_UNIQUE',
+  'CONSTR_EXCLUSION',
+  'CONSTR_FOREIGN',
+  'CONSTR_GENERATED',
+  'CONSTR_IDENTITY',
+  'CONSTR_ATTR_DEFERRABLE',
+  'CONSTR_ATTR_NOT_DEFERRABLE',
+  'CONSTR_ATTR_DEFERRED',
+  'CONSTR_ATTR_IMMEDIATE',
+  'CONSTR_ATTR_ENFORCED',
+  'CONSTR_ATTR_NOT_ENFORCED',
+]);
 const kept = (c: unknown) => KEPT_CONSTRAINTS.has(String(obj(obj(c).Constraint).contype));
 
 const STUB_OPTIONS = new Set(['volatility', 'strict', 'parallel', 'cost', 'rows']);

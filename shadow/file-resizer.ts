@@ -66,7 +66,13 @@ class FileResizer {
   }
 
   static async start(owner: { uid: number; gid: number }): Promise<FileResizer> {
-    const child = spawn(process.execPath, ['-e', SCRIPT], { uid: owner.uid, gid: owner.gid, cwd: '/', env: { PATH: process.env.PATH }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, ['-e', SCRIPT], {
+      uid: owner.uid,
+      gid: owner.gid,
+      cwd: '/',
+      env: { PATH: process.env.PATH },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     await once(child, 'spawn');
     return new FileResizer(child);
   }

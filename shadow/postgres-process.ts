@@ -45,14 +45,24 @@ async function serverUserOffLoop(name = 'postgres'): Promise<{ uid: number; gid:
 
 function findOrAddUser(name: string): { uid: number; gid: number } {
   const lookup = () => ({
-    uid: Number(execFileSync('id', ['-u', name], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
-    gid: Number(execFileSync('id', ['-g', name], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
+    uid: Number(
+      execFileSync('id', ['-u', name], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim(),
+    ),
+    gid: Number(
+      execFileSync('id', ['-g', name], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim(),
+    ),
   });
   try {
     return lookup();
   } catch {
     try {
-      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', name], { stdio: 'ignore' });
+      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', name], {
+        stdio: 'ignore',
+      });
     } catch {
       // created concurrently by another process
     }
@@ -120,7 +130,14 @@ interface Running {
  * Starts `postgres -D dataDir` and waits until it accepts connections (or throws with its log).
  * `spawned` gets the postmaster's pid at once, in the same tick as the spawn.
  */
-async function launch(postgresPath: string, dataDir: string, settings: Record<string, string>, ids: Ids, timeoutMs: number, spawned?: (pid: number) => void): Promise<Running> {
+async function launch(
+  postgresPath: string,
+  dataDir: string,
+  settings: Record<string, string>,
+  ids: Ids,
+  timeoutMs: number,
+  spawned?: (pid: number) => void,
+): Promise<Running> {
   const args = ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
   const child: ChildProcess = spawn(postgresPath, args, { ...ids, env: serverEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
   if (child.pid !== undefined) spawned?.(child.pid);
@@ -235,7 +252,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   // from here on the folder goes with us, whatever happens to this process
   const watchdog = startWatchdog(root, dataDir);
   const registration: Registration | undefined = options.registry
-    ? registerCluster(options.registry, { root, dataDir: path.join(realpathSync(root), 'data'), watchdog: watchdog?.pid, uid: owner?.uid ?? process.getuid?.() })
+    ? registerCluster(options.registry, {
+        root,
+        dataDir: path.join(realpathSync(root), 'data'),
+        watchdog: watchdog?.pid,
+        uid: owner?.uid ?? process.getuid?.(),
+      })
     : undefined;
   const release = () => {
     watchdog?.kill('SIGTERM');

@@ -81,7 +81,9 @@ async function resizeFiles(server: ShadowServer, segments: { file: string; bytes
     for (const { file, bytes } of segments) {
       let fd: number;
       try {
-        fd = grow ? openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600) : openSync(file, constants.O_RDWR | constants.O_NOFOLLOW);
+        fd = grow
+          ? openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600)
+          : openSync(file, constants.O_RDWR | constants.O_NOFOLLOW);
       } catch (error) {
         if (grow) throw error;
         continue; // a segment never created

@@ -247,12 +247,25 @@ describe('the rebuilt schema', () => {
     }
     const count = async (sql: string) => (await asSuperuser(sql)).length;
     // information_schema's own domains (cardinal_number, ...) carry built-in CHECKs
-    expect(await count(`SELECT 1 FROM pg_constraint k LEFT JOIN pg_type t ON t.oid = k.contypid WHERE k.contype = 'c' AND coalesce(t.typnamespace <> 'information_schema'::regnamespace, true)`)).toBe(0);
+    expect(
+      await count(
+        `SELECT 1 FROM pg_constraint k LEFT JOIN pg_type t ON t.oid = k.contypid WHERE k.contype = 'c' AND coalesce(t.typnamespace <> 'information_schema'::regnamespace, true)`,
+      ),
+    ).toBe(0);
     expect(await count(`SELECT 1 FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE a.attgenerated = ''`)).toBe(0);
-    expect(await count(`SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND pg_get_function_arguments(p.oid) LIKE '%DEFAULT%' AND pg_get_function_arguments(p.oid) NOT LIKE '%DEFAULT NULL%'`)).toBe(0);
+    expect(
+      await count(
+        `SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND pg_get_function_arguments(p.oid) LIKE '%DEFAULT%' AND pg_get_function_arguments(p.oid) NOT LIKE '%DEFAULT NULL%'`,
+      ),
+    ).toBe(0);
     expect(await count(`SELECT 1 FROM pg_trigger WHERE NOT tgisinternal`)).toBe(0);
-    expect(await count(`SELECT 1 FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class WHERE r.rulename <> '_RETURN' AND c.relnamespace <> 'pg_catalog'::regnamespace`)).toBe(0);
-    const notFromExtension = (catalog: string) => `NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = '${catalog}'::regclass AND d.objid = x.oid AND d.deptype = 'e')`;
+    expect(
+      await count(
+        `SELECT 1 FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class WHERE r.rulename <> '_RETURN' AND c.relnamespace <> 'pg_catalog'::regnamespace`,
+      ),
+    ).toBe(0);
+    const notFromExtension = (catalog: string) =>
+      `NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = '${catalog}'::regclass AND d.objid = x.oid AND d.deptype = 'e')`;
     expect(await count(`SELECT 1 FROM pg_cast x WHERE oid >= 16384 AND ${notFromExtension('pg_cast')}`)).toBe(0);
     expect(await count(`SELECT 1 FROM pg_operator x WHERE oid >= 16384 AND ${notFromExtension('pg_operator')}`)).toBe(0);
     expect(await count(`SELECT 1 FROM pg_event_trigger`)).toBe(0);
@@ -269,14 +282,22 @@ describe('the rebuilt schema', () => {
     expect(r).toEqual({ rolsuper: false, rolcreaterole: false, rolcreatedb: false, rolbypassrls: false });
     expect((await asSuperuser(`SELECT tableowner FROM pg_tables WHERE tablename = 'account'`))[0]!.tableowner).toBe(role);
     // Its one membership: the group that may turn foreign keys off for the endpoint rows.
-    expect(await asSuperuser(`SELECT m.roleid::regrole::text AS grp FROM pg_auth_members m WHERE m.member = '${role}'::regrole`)).toEqual([{ grp: 'qt_planners' }]);
-    const attempt = (sql: string) => db.session.query(sql).then(() => 'succeeded', (e: Error) => e.message);
+    expect(await asSuperuser(`SELECT m.roleid::regrole::text AS grp FROM pg_auth_members m WHERE m.member = '${role}'::regrole`)).toEqual([
+      { grp: 'qt_planners' },
+    ]);
+    const attempt = (sql: string) =>
+      db.session.query(sql).then(
+        () => 'succeeded',
+        (e: Error) => e.message,
+      );
     expect(await attempt(`ALTER ROLE CURRENT_USER SUPERUSER`)).toMatch(/permission denied/);
     expect(await attempt(`COPY (SELECT 1) TO PROGRAM 'cat > ${sentinels}/direct'`)).toMatch(/permission denied/);
     expect(await attempt(`UPDATE pg_index SET indisvalid = false`)).toMatch(/permission denied/);
     expect(await attempt(`CREATE EXTENSION plperl`)).toMatch(/permission denied/);
     expect(await attempt(`RESET ROLE`)).toBe('succeeded');
-    expect((await db.session.query(`SELECT current_user = '${role}' AS planner, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS su`)).rows[0]).toEqual({
+    expect(
+      (await db.session.query(`SELECT current_user = '${role}' AS planner, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS su`)).rows[0],
+    ).toEqual({
       planner: true,
       su: false,
     });
@@ -325,7 +346,10 @@ describe('the one-statement check on the server', () => {
     const session = await ShadowSession.connect(shadow.connection(), 10_000);
     try {
       await session.query(`SET standard_conforming_strings = off`);
-      for (const text of [smuggled(path.join(sentinels, 'smuggled')), `SELECT $1::int, ${smuggled(path.join(sentinels, 'smuggled-param')).slice('SELECT '.length)}`]) {
+      for (const text of [
+        smuggled(path.join(sentinels, 'smuggled')),
+        `SELECT $1::int, ${smuggled(path.join(sentinels, 'smuggled-param')).slice('SELECT '.length)}`,
+      ]) {
         await session.query('BEGIN');
         await expect(session.explain(text)).rejects.toThrow('cannot insert multiple commands into a prepared statement');
         await session.query('ROLLBACK');

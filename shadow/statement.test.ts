@@ -45,7 +45,10 @@ describe('statements the shadow plans', () => {
       [`PREPARE p AS SELECT 1`, 'PREPARE'],
       [`CREATE TABLE x AS SELECT 1`, 'CREATE TABLE AS'],
     ];
-    for (const [sql, name] of cases) expect(refusalReason(sql), sql).toBe(`refused: ${name} is not planned; only one SELECT, INSERT, UPDATE, DELETE or MERGE statement (WITH allowed) is planned`);
+    for (const [sql, name] of cases)
+      expect(refusalReason(sql), sql).toBe(
+        `refused: ${name} is not planned; only one SELECT, INSERT, UPDATE, DELETE or MERGE statement (WITH allowed) is planned`,
+      );
     expect(refusalReason('SELECT 1 INTO t2')).toMatch(/^refused: SELECT INTO creates a table/);
   });
 

@@ -23,7 +23,12 @@ export async function restoreRelationsStats(session: ShadowSession, relations: (
     `SELECT pg_catalog.pg_restore_relation_stats('schemaname', n.nspname::text, 'relname', c.relname::text, 'relpages', u.relpages, 'reltuples', u.reltuples, 'relallvisible', u.relallvisible)
      FROM ROWS FROM (pg_catalog.unnest($1::oid[]), pg_catalog.unnest($2::int[]), pg_catalog.unnest($3::real[]), pg_catalog.unnest($4::int[])) AS u(oid, relpages, reltuples, relallvisible)
      JOIN pg_catalog.pg_class c ON c.oid = u.oid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`,
-    [relations.map((r) => r.oid), relations.map((r) => Math.round(r.relpages)), relations.map((r) => r.reltuples), relations.map((r) => Math.round(r.relallvisible))],
+    [
+      relations.map((r) => r.oid),
+      relations.map((r) => Math.round(r.relpages)),
+      relations.map((r) => r.reltuples),
+      relations.map((r) => Math.round(r.relallvisible)),
+    ],
   );
 }
 
@@ -63,7 +68,10 @@ export async function restoreStatistics(db: ShadowDatabase, snapshot: Snapshot):
     // By column name, for an expression index too: pg_stats lists its statistics under the index's
     // name, and the index rebuilt from the same definition names its expression columns alike.
     await session
-      .query(`SELECT pg_catalog.pg_restore_attribute_stats('schemaname', $1::text, 'relname', $2::text, 'attname', $3::text, 'inherited', $4::boolean${parts.length ? ', ' + parts.join(', ') : ''})`, args)
+      .query(
+        `SELECT pg_catalog.pg_restore_attribute_stats('schemaname', $1::text, 'relname', $2::text, 'attname', $3::text, 'inherited', $4::boolean${parts.length ? ', ' + parts.join(', ') : ''})`,
+        args,
+      )
       .catch((e: Error) => warnings.push(`${s.schema}.${s.table}.${s.column}: ${e.message}`));
   }
   return { warnings };

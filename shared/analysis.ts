@@ -14,7 +14,8 @@ export const tableWritesSchema = z.object({
   updatesPerSec: z.number(),
   deletesPerSec: z.number(),
   indexWritesPerSec: z.number().meta({
-    description: 'Entries a new index on the table would take per second: one per insert and per update (a HOT update writes none unless the index covers a column it changes)',
+    description:
+      'Entries a new index on the table would take per second: one per insert and per update (a HOT update writes none unless the index covers a column it changes)',
   }),
   since: isoDate.meta({ description: 'Start of the period the rates cover' }),
 });
@@ -46,13 +47,10 @@ export const recommendationSchema = z.object({
   totalSaved: z.number().meta({ description: 'Cost saved x production calls (calls taken as 1 when unknown)' }),
   estimatedPages: z.number().meta({ description: 'Size the shadow planner assumed for the index, in pages' }),
   estimatedBytes: z.number().optional().meta({ description: 'The same size in bytes (pages x the block size)' }),
-  sizeUncertain: z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "Present when production's statistics cannot pin the size down (GIN, an expression key, compressible wide values): why. The size is then an upper bound; absent, it is an estimate measured within 5% of the built index",
-    }),
+  sizeUncertain: z.string().optional().meta({
+    description:
+      "Present when production's statistics cannot pin the size down (GIN, an expression key, compressible wide values): why. The size is then an upper bound; absent, it is an estimate measured within 5% of the built index",
+  }),
   writes: tableWritesSchema
     .nullable()
     .optional()
@@ -85,17 +83,16 @@ export const choiceStopSchema = z.object({
     description:
       "knee: the next step and the rest of the curve each save per byte under a quarter of the whole curve's average; maxIndexes, maxBytes: the budget; noFurtherSaving: no other candidate lowers the workload's cost enough",
   }),
-  indexes: z.number().int().meta({ description: 'The chosen point: how many of the curve\'s indexes were kept' }),
+  indexes: z.number().int().meta({ description: "The chosen point: how many of the curve's indexes were kept" }),
   message: z.string(),
 });
 export type ChoiceStop = z.infer<typeof choiceStopSchema>;
 
 /** The saving curve and where the choice stopped on it, as the analyses answer them. */
 export const savingCurveFields = {
-  savingCurve: z
-    .array(savingPointSchema)
-    .optional()
-    .meta({ description: "The workload's cost against the indexes' storage, one point per step of the choice, from no index on; it may go on past the chosen point" }),
+  savingCurve: z.array(savingPointSchema).optional().meta({
+    description: "The workload's cost against the indexes' storage, one point per step of the choice, from no index on; it may go on past the chosen point",
+  }),
   stopReason: choiceStopSchema.nullable().optional(),
 };
 
@@ -107,19 +104,13 @@ export const plannedQuerySchema = z.object({
   plan: planNodeSchema.nullable().meta({ description: 'The plan production would choose now' }),
   planAfter: planNodeSchema.nullable().meta({ description: 'The plan with every recommendation in place' }),
   recommendations: z.array(recommendationSchema),
-  alternatives: z
-    .array(recommendationSchema)
-    .optional()
-    .meta({ description: "Every index that alone would lower the query's cost, each against the plan as it is: what the workload's choice picks among (those saving less than the smallest share that counts only to fill the room of a byte budget)" }),
+  alternatives: z.array(recommendationSchema).optional().meta({
+    description:
+      "Every index that alone would lower the query's cost, each against the plan as it is: what the workload's choice picks among (those saving less than the smallest share that counts only to fill the room of a byte budget)",
+  }),
   error: z.string().nullable(),
-  indexesUsed: z
-    .array(z.string())
-    .default([])
-    .meta({ description: 'Indexes the plan reads (schema.name), recommendations not applied' }),
-  tablesUsed: z
-    .array(z.string())
-    .default([])
-    .meta({ description: 'Tables the plan reads (schema.name)' }),
+  indexesUsed: z.array(z.string()).default([]).meta({ description: 'Indexes the plan reads (schema.name), recommendations not applied' }),
+  tablesUsed: z.array(z.string()).default([]).meta({ description: 'Tables the plan reads (schema.name)' }),
   warnings: z
     .array(z.string())
     .optional()
@@ -143,10 +134,7 @@ export const analysisStatusSchema = z.object({
   indexes: z.array(indexRecommendationSchema),
   ...savingCurveFields,
   hiddenIndexes: z.array(z.string()).optional().meta({ description: 'A what-if analysis: the indexes (schema.name) planned as if dropped' }),
-  hiddenEffect: dropEffectSchema
-    .nullable()
-    .optional()
-    .meta({ description: 'A what-if analysis: the catalog queries that plan dearer without those indexes' }),
+  hiddenEffect: dropEffectSchema.nullable().optional().meta({ description: 'A what-if analysis: the catalog queries that plan dearer without those indexes' }),
   startedAt: isoDate,
   finishedAt: isoDate.nullable(),
 });
@@ -232,7 +220,7 @@ export const explainQueryInput = z.object({
 
 export const explainedQuerySchema = plannedQuerySchema.omit({ alternatives: true }).extend({
   formattedQuery: z.string(),
-  snapshotAt: isoDate.meta({ description: "When the production snapshot (schema and statistics) planned against was read" }),
+  snapshotAt: isoDate.meta({ description: 'When the production snapshot (schema and statistics) planned against was read' }),
   warnings: z.array(z.string()).meta({ description: 'Schema objects the shadow could not rebuild, statistics it could not restore' }),
 });
 export type ExplainedQuery = z.infer<typeof explainedQuerySchema>;

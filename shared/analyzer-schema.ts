@@ -29,10 +29,7 @@ export type SyncRequestInput = z.input<typeof syncRequestSchema>;
 
 /** One part of a sync: it either carries its value or says why it failed, never both. */
 export function resultSchema<T extends z.ZodType>(value: T) {
-  return z.discriminatedUnion('type', [
-    z.object({ type: z.literal('ok'), value }),
-    z.object({ type: z.literal('error'), error: z.string() }),
-  ]);
+  return z.discriminatedUnion('type', [z.object({ type: z.literal('ok'), value }), z.object({ type: z.literal('error'), error: z.string() })]);
 }
 export type Result<T> = { type: 'ok'; value: T } | { type: 'error'; error: string };
 

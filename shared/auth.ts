@@ -67,7 +67,7 @@ export const tokenSummary = z.object({
   name: z.string(),
   kind: z.enum(['personal', 'ci']),
   scopes: z.array(z.string()),
-  owner: z.string().nullable().meta({ description: "The person a personal token acts as (its email); null for a CI token" }),
+  owner: z.string().nullable().meta({ description: 'The person a personal token acts as (its email); null for a CI token' }),
   environmentId: z.string().nullable(),
   createdBy: z.string(),
   createdAt: isoDate,

@@ -39,9 +39,7 @@ export const timestampSchema = z.iso
     return Number.isNaN(date.getTime()) ? value : date.toISOString();
   });
 
-const querySchema = sqlText('Query', CI_LIMITS.maxQueryLength)
-  .min(1, 'Query must not be empty')
-  .meta({ description: 'Raw SQL (literals or $n placeholders)' });
+const querySchema = sqlText('Query', CI_LIMITS.maxQueryLength).min(1, 'Query must not be empty').meta({ description: 'Raw SQL (literals or $n placeholders)' });
 
 export const ciQueryInput = z.object({
   query: querySchema,
@@ -70,12 +68,11 @@ export const ingestRunInput = z.object({
     .optional(),
   pullRequest: jsonNumber(z.number().int().positive().max(INT32_MAX, 'Pull request number is out of range')).optional(),
   startedAt: timestampSchema.optional(),
-  queries: z
-    .array(ciQueryInput)
-    .max(CI_LIMITS.maxQueriesPerRun, `A run may carry at most ${CI_LIMITS.maxQueriesPerRun} queries`),
-  schema: runSchemaSchema
-    .optional()
-    .meta({ description: "The CI database's tables, columns and indexes (ci-report --db sends them): the verdict plans the run's queries with its differences from production applied" }),
+  queries: z.array(ciQueryInput).max(CI_LIMITS.maxQueriesPerRun, `A run may carry at most ${CI_LIMITS.maxQueriesPerRun} queries`),
+  schema: runSchemaSchema.optional().meta({
+    description:
+      "The CI database's tables, columns and indexes (ci-report --db sends them): the verdict plans the run's queries with its differences from production applied",
+  }),
 });
 export type IngestRunInput = z.infer<typeof ingestRunInput>;
 

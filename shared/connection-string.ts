@@ -82,7 +82,8 @@ function tlsOf(params: Map<string, string>): TlsMode | { error: string } {
   const ssl = params.get('ssl');
   const compat = params.get('uselibpqcompat');
   if (compat !== undefined && compat !== 'true' && compat !== 'false') return { error: 'Connection string parameter uselibpqcompat must be true or false' };
-  if (ssl !== undefined && !['true', 'false', '1', '0', 'no-verify'].includes(ssl)) return { error: 'Connection string parameter ssl must be true, false, 1, 0 or no-verify' };
+  if (ssl !== undefined && !['true', 'false', '1', '0', 'no-verify'].includes(ssl))
+    return { error: 'Connection string parameter ssl must be true, false, 1, 0 or no-verify' };
   if (sslmode !== undefined) {
     if (!(SSL_MODES as readonly string[]).includes(sslmode)) return { error: `Connection string parameter sslmode must be one of ${SSL_MODES.join(', ')}` };
     const mode = sslmode as SslMode;
@@ -90,7 +91,10 @@ function tlsOf(params: Map<string, string>): TlsMode | { error: string } {
     if (mode === 'no-verify') return 'no-verify';
     if (compat === 'true') {
       if (mode === 'verify-ca') {
-        return { error: 'sslmode=verify-ca needs a CA file (sslrootcert), which querytrail does not accept; use sslmode=verify-full, which checks the certificate against the system CAs.' };
+        return {
+          error:
+            'sslmode=verify-ca needs a CA file (sslrootcert), which querytrail does not accept; use sslmode=verify-full, which checks the certificate against the system CAs.',
+        };
       }
       return mode === 'prefer' || mode === 'require' ? 'no-verify' : 'verify-full';
     }
@@ -110,7 +114,11 @@ export function parseConnectionString(input: string): ConnectionStringResult {
   try {
     url = new URL(value);
   } catch {
-    return { ok: false, message: 'Connection string could not be parsed: it is not a valid URL (is the port a number up to 65535, and are special characters in the password percent-encoded?)' };
+    return {
+      ok: false,
+      message:
+        'Connection string could not be parsed: it is not a valid URL (is the port a number up to 65535, and are special characters in the password percent-encoded?)',
+    };
   }
   if (url.hash) return { ok: false, message: 'Connection string could not be parsed: it has a #fragment' };
 
@@ -125,7 +133,11 @@ export function parseConnectionString(input: string): ConnectionStringResult {
   const hostname = url.hostname;
   if (!hostname) return { ok: false, message: 'Connection string must name a host' };
   if (!HOST_NAME.test(hostname) && !IPV6.test(hostname)) {
-    return { ok: false, message: 'Connection string must name one host: a host name, an IPv4 address or an IPv6 address in brackets (Unix socket paths and lists of hosts are not accepted)' };
+    return {
+      ok: false,
+      message:
+        'Connection string must name one host: a host name, an IPv4 address or an IPv6 address in brackets (Unix socket paths and lists of hosts are not accepted)',
+    };
   }
   const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
   const port = url.port ? Number(url.port) : 5432;

@@ -12,7 +12,12 @@ describe('refused fields', () => {
     expect(nested).toEqual([{ path: 'queries.0.query', message: expect.any(String) }]);
     expect(issuesOf(schema.safeParse([]).error!)).toEqual([{ path: '(body)', message: expect.any(String) }]);
     expect(issuesOf(schema.safeParse([]).error!, '(file)')[0]!.path).toBe('(file)');
-    expect(invalidInputMessage([{ path: 'a', message: 'too long' }, { path: 'b.0', message: 'missing' }])).toBe('Invalid input: a: too long; b.0: missing');
+    expect(
+      invalidInputMessage([
+        { path: 'a', message: 'too long' },
+        { path: 'b.0', message: 'missing' },
+      ]),
+    ).toBe('Invalid input: a: too long; b.0: missing');
   });
 
   it('travel in the one error body, which has issues only when there are some', () => {

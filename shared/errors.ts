@@ -99,7 +99,11 @@ export function clientErrorAnswer(error: unknown, maxBodyBytes?: number): ErrorA
     case 'entity.parse.failed':
       return { status: 400, code: 'malformed_json', message: 'Request body is not valid JSON' };
     case 'entity.too.large':
-      return { status: 413, code: 'payload_too_large', message: maxBodyBytes ? `Request body is larger than ${maxBodyBytes} bytes` : 'Request body is too large' };
+      return {
+        status: 413,
+        code: 'payload_too_large',
+        message: maxBodyBytes ? `Request body is larger than ${maxBodyBytes} bytes` : 'Request body is too large',
+      };
     case 'encoding.unsupported':
       return { status: 415, code: 'unsupported_media_type', message: 'Unsupported Content-Encoding (use gzip, deflate or none)' };
     case 'charset.unsupported':

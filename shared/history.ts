@@ -29,9 +29,7 @@ function checkWindow(value: { from?: string; to?: string }, ctx: z.RefinementCtx
   }
 }
 
-export const queryHistoryInput = z
-  .object({ id: pathParam(idSchema), hash: pathParam(hashSchema), ...windowFields })
-  .superRefine(checkWindow);
+export const queryHistoryInput = z.object({ id: pathParam(idSchema), hash: pathParam(hashSchema), ...windowFields }).superRefine(checkWindow);
 
 /** A query's work over an interval, as pg_stat_statements counts it. */
 const workFields = {

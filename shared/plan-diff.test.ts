@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import type { PlanNode } from './plan';
 import { diffPlans, formatRows, mostMovedStep } from './plan-diff';
 
-const node = (type: string, cost: number, rows: number, rest: Partial<PlanNode> = {}): PlanNode => ({ 'Node Type': type, 'Total Cost': cost, 'Plan Rows': rows, ...rest });
+const node = (type: string, cost: number, rows: number, rest: Partial<PlanNode> = {}): PlanNode => ({
+  'Node Type': type,
+  'Total Cost': cost,
+  'Plan Rows': rows,
+  ...rest,
+});
 
 const indexed = node('Nested Loop', 120, 40, {
   'Join Type': 'Inner',

@@ -160,10 +160,7 @@ export function diffPlans(baseline: PlanNode | null | undefined, run: PlanNode |
     if (old.label !== step.label || rowsApart(old.rows, step.rows)) {
       lines.push({
         change: { kind: 'changed', node: step.label, before: withRows(old), after: withRows(step) },
-        line:
-          old.label === step.label
-            ? `${step.label}: rows ${formatRows(old.rows)} -> ${formatRows(step.rows)}`
-            : `${old.label} -> ${withRows(step)}`,
+        line: old.label === step.label ? `${step.label}: rows ${formatRows(old.rows)} -> ${formatRows(step.rows)}` : `${old.label} -> ${withRows(step)}`,
       });
     }
   }

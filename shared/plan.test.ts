@@ -8,14 +8,19 @@ const plan = node('Limit', {
   Plans: [
     node('Nested Loop', {
       'Join Type': 'Inner',
-      Plans: [node('Index Scan', { 'Relation Name': 'orders', 'Index Name': 'orders_customer_idx' }), node('Bitmap Heap Scan', { 'Relation Name': 'customers', Plans: [node('Bitmap Index Scan', { 'Index Name': 'customers_pkey' })] })],
+      Plans: [
+        node('Index Scan', { 'Relation Name': 'orders', 'Index Name': 'orders_customer_idx' }),
+        node('Bitmap Heap Scan', { 'Relation Name': 'customers', Plans: [node('Bitmap Index Scan', { 'Index Name': 'customers_pkey' })] }),
+      ],
     }),
   ],
 });
 
 describe('plans', () => {
   it('have a shape that names each step and what it reads, and leaves costs out', () => {
-    expect(planShape(plan)).toBe('Limit(Nested Loop[Inner](Index Scan orders using orders_customer_idx, Bitmap Heap Scan customers(Bitmap Index Scan using customers_pkey)))');
+    expect(planShape(plan)).toBe(
+      'Limit(Nested Loop[Inner](Index Scan orders using orders_customer_idx, Bitmap Heap Scan customers(Bitmap Index Scan using customers_pkey)))',
+    );
     expect(planShape({ ...plan, 'Total Cost': 99, 'Plan Rows': 1000 })).toBe(planShape(plan));
   });
 

@@ -34,7 +34,14 @@ describe('defaults', () => {
       minSavedPct: 30,
       callRatio: 3,
       minCalls: 50,
-      conditions: { cost_regression: 'fail', new_query_needs_index: 'fail', lost_index: 'fail', changed_query: 'warn', new_query: 'warn', call_count_regression: 'warn' },
+      conditions: {
+        cost_regression: 'fail',
+        new_query_needs_index: 'fail',
+        lost_index: 'fail',
+        changed_query: 'warn',
+        new_query: 'warn',
+        call_count_regression: 'warn',
+      },
       ignoredHashes: [],
       ignoredCallSites: [],
     });
@@ -93,8 +100,12 @@ describe('bounds', () => {
   it('ignored call sites are glob patterns, trimmed, each once, sorted, one line each, at most 100', () => {
     expect(policySchema.parse({ ignoredCallSites: [' spec/** ', '**/fixtures/**', 'spec/**'] }).ignoredCallSites).toEqual(['**/fixtures/**', 'spec/**']);
     expect(problems(policySchema, { ignoredCallSites: [''] })).toEqual(['ignoredCallSites.0: An ignored call site pattern must not be empty']);
-    expect(problems(policySchema, { ignoredCallSites: ['a\nb'] })).toEqual(['ignoredCallSites.0: An ignored call site pattern must be one line without control characters']);
-    expect(problems(policySchema, { ignoredCallSites: ['x'.repeat(201)] })).toEqual(['ignoredCallSites.0: An ignored call site pattern must be at most 200 characters']);
+    expect(problems(policySchema, { ignoredCallSites: ['a\nb'] })).toEqual([
+      'ignoredCallSites.0: An ignored call site pattern must be one line without control characters',
+    ]);
+    expect(problems(policySchema, { ignoredCallSites: ['x'.repeat(201)] })).toEqual([
+      'ignoredCallSites.0: An ignored call site pattern must be at most 200 characters',
+    ]);
     expect(problems(policySchema, { ignoredCallSites: Array.from({ length: 101 }, (_, i) => `p${i}/**`) })).toEqual([
       'ignoredCallSites: At most 100 call site patterns may be ignored',
     ]);
@@ -113,13 +124,36 @@ describe('bounds', () => {
   });
 
   it('the comparison branch is one line git would accept as a branch name', () => {
-    for (const ok of ['main', 'master', 'release/2026.11', 'feature/ünïcode', 'v1.2-rc_3']) expect(policySchema.parse({ comparisonBranch: ok }).comparisonBranch).toBe(ok);
+    for (const ok of ['main', 'master', 'release/2026.11', 'feature/ünïcode', 'v1.2-rc_3'])
+      expect(policySchema.parse({ comparisonBranch: ok }).comparisonBranch).toBe(ok);
     expect(policySchema.parse({ comparisonBranch: '  main  ' }).comparisonBranch).toBe('main');
     expect(problems(policySchema, { comparisonBranch: '' })).toEqual(['comparisonBranch: Comparison branch must not be empty']);
     expect(problems(policySchema, { comparisonBranch: 'ma\nin' })).toEqual(['comparisonBranch: Comparison branch must be one line without control characters']);
-    expect(problems(policySchema, { comparisonBranch: 'a\u0000b' })).toEqual(['comparisonBranch: Comparison branch must be one line without control characters']);
+    expect(problems(policySchema, { comparisonBranch: 'a\u0000b' })).toEqual([
+      'comparisonBranch: Comparison branch must be one line without control characters',
+    ]);
     expect(problems(policySchema, { comparisonBranch: 'x'.repeat(256) })).toEqual(['comparisonBranch: Comparison branch must be at most 255 characters']);
-    for (const bad of ['my branch', 'a..b', 'a~1', 'a^', 'a:b', 'a?', 'a*', 'a[b', 'a\\b', '-main', '/main', 'main/', 'a//b', 'main.', '.hidden', 'a/.b', 'x.lock', '@', 'a@{1}']) {
+    for (const bad of [
+      'my branch',
+      'a..b',
+      'a~1',
+      'a^',
+      'a:b',
+      'a?',
+      'a*',
+      'a[b',
+      'a\\b',
+      '-main',
+      '/main',
+      'main/',
+      'a//b',
+      'main.',
+      '.hidden',
+      'a/.b',
+      'x.lock',
+      '@',
+      'a@{1}',
+    ]) {
       expect(branchNameProblem(bad), bad).toBeDefined();
       expect(problems(policySchema, { comparisonBranch: bad }), bad).toHaveLength(1);
     }
@@ -127,9 +161,7 @@ describe('bounds', () => {
 
   it('ignored hashes are fingerprints, lowercased, each once, sorted, at most 1000', () => {
     expect(policySchema.parse({ ignoredHashes: ['FEDCBA9876543210', HASH, 'fedcba9876543210'] }).ignoredHashes).toEqual([HASH, 'fedcba9876543210']);
-    expect(problems(policySchema, { ignoredHashes: ['select 1'] })).toEqual([
-      'ignoredHashes.0: Hash must be a libpg_query fingerprint: 16 hexadecimal digits',
-    ]);
+    expect(problems(policySchema, { ignoredHashes: ['select 1'] })).toEqual(['ignoredHashes.0: Hash must be a libpg_query fingerprint: 16 hexadecimal digits']);
     expect(problems(policySchema, { ignoredHashes: HASH })).toEqual(['ignoredHashes: Ignored hashes must be a list of query hashes']);
     const many = Array.from({ length: 1001 }, (_, i) => i.toString(16).padStart(16, '0'));
     expect(problems(policySchema, { ignoredHashes: many })).toEqual(['ignoredHashes: At most 1000 hashes may be ignored']);
@@ -197,7 +229,10 @@ describe('acknowledgements', () => {
     expect(noteSchema.parse('x'.repeat(2000))).toHaveLength(2000);
     expect(problems(noteSchema, 'x'.repeat(2001))).toEqual([': Note must be at most 2000 characters']);
     expect(problems(noteSchema, 'first\n\nsecond')).toEqual([': Note must be one paragraph (no blank lines)']);
-    expect(problems(noteSchema, 'a\u0000b')).toEqual([': Note must not contain NUL characters', ': Note must not contain control characters (tabs and line breaks are fine)']);
+    expect(problems(noteSchema, 'a\u0000b')).toEqual([
+      ': Note must not contain NUL characters',
+      ': Note must not contain control characters (tabs and line breaks are fine)',
+    ]);
     expect(problems(noteSchema, 'bell\u0007')).toEqual([': Note must not contain control characters (tabs and line breaks are fine)']);
     expect(problems(noteSchema, 'half \uD800 surrogate')).toEqual([': Note must be valid Unicode (it has a lone surrogate)']);
   });
@@ -257,7 +292,20 @@ describe('the verdict wire schema', () => {
     const changed = { ...verdict.findings[0], kind: 'changed_query', pairedWith: { hash: 'fedcba9876543210', formattedQuery: 'SELECT * FROM orders' } };
     expect(verdictSchema.parse({ ...verdict, findings: [changed] }).findings).toEqual([changed]);
     expect(problems(verdictSchema, { ...verdict, findings: [{ ...changed, pairedWith: { hash: 'fedcba9876543210' } }] })).toHaveLength(1);
-    expect(Object.keys(verdictSchema.shape)).toEqual(['status', 'reason', 'baseline', 'snapshotAt', 'plannedOn', 'analyzedAt', 'policy', 'summary', 'findings', 'statements', 'schemaNotes', 'warnings']);
+    expect(Object.keys(verdictSchema.shape)).toEqual([
+      'status',
+      'reason',
+      'baseline',
+      'snapshotAt',
+      'plannedOn',
+      'analyzedAt',
+      'policy',
+      'summary',
+      'findings',
+      'statements',
+      'schemaNotes',
+      'warnings',
+    ]);
   });
 
   it('refuses an unknown status, kind or severity', () => {

@@ -19,8 +19,7 @@ export type FindingKind = (typeof FINDING_KINDS)[number];
 export const CONDITION_MODES = ['fail', 'warn', 'off'] as const;
 export type ConditionMode = (typeof CONDITION_MODES)[number];
 
-export const conditionModeSchema = (kind: FindingKind) =>
-  z.enum(CONDITION_MODES, { error: `Condition ${kind} must be "fail", "warn" or "off"` });
+export const conditionModeSchema = (kind: FindingKind) => z.enum(CONDITION_MODES, { error: `Condition ${kind} must be "fail", "warn" or "off"` });
 
 export const POLICY_LIMITS = {
   /** A cost may grow a hundredfold; beyond that a threshold only means "never". */
@@ -326,9 +325,7 @@ export const findingSchema = z.object({
   schemaNotes: z.array(z.string()).meta({ description: 'What the run schema changes for this query, e.g. tables without production statistics' }),
   acknowledged: z.boolean().meta({ description: 'Acknowledged findings are listed but do not count toward the status' }),
   plan: planNodeSchema.nullable().meta({ description: "This run's plan (production statistics, the run schema applied); null when not planned" }),
-  baselinePlan: planNodeSchema
-    .nullable()
-    .meta({ description: "The baseline run's plan, planned on the same production snapshot; null without one" }),
+  baselinePlan: planNodeSchema.nullable().meta({ description: "The baseline run's plan, planned on the same production snapshot; null without one" }),
   planDiff: planDiffSchema.nullable().meta({ description: "How this run's plan differs from the baseline's; null without both plans" }),
   causes: z
     .array(findingCauseSchema)
@@ -338,9 +335,9 @@ export const findingSchema = z.object({
   callSites: z
     .array(callSiteSchema)
     .meta({ description: "Where the query comes from in the application, read from the run's query comments (sqlcommenter, marginalia)" }),
-  pairedWith: pairedQuerySchema
-    .nullable()
-    .meta({ description: 'The baseline query this one is an edit of (absent from the run, paired by a shared call site or a close parse tree); null when not paired' }),
+  pairedWith: pairedQuerySchema.nullable().meta({
+    description: 'The baseline query this one is an edit of (absent from the run, paired by a shared call site or a close parse tree); null when not paired',
+  }),
 });
 export type Finding = z.infer<typeof findingSchema>;
 
@@ -372,19 +369,14 @@ export const verdictSchema = z.object({
   statements: z
     .object({
       run: z.number().nullable().meta({ description: "Statements the run's tests executed: the sum of its queries' calls (null when none were reported)" }),
-      baseline: z.number().nullable().meta({ description: "The same sum for the baseline run (null without a baseline or its calls)" }),
+      baseline: z.number().nullable().meta({ description: 'The same sum for the baseline run (null without a baseline or its calls)' }),
     })
     .meta({ description: 'Total statements per run, before and after: a query-count regression shows here first' }),
-  schemaNotes: z
-    .array(z.string())
-    .meta({ description: "Differences of the run's schema that could not be applied to production's; reported, never guessed" }),
-  warnings: z
-    .array(z.string())
-    .optional()
-    .meta({
-      description:
-        "What the plans could not take from production: each table planned without production's column statistics, which the connection's role may not read, with the fix",
-    }),
+  schemaNotes: z.array(z.string()).meta({ description: "Differences of the run's schema that could not be applied to production's; reported, never guessed" }),
+  warnings: z.array(z.string()).optional().meta({
+    description:
+      "What the plans could not take from production: each table planned without production's column statistics, which the connection's role may not read, with the fix",
+  }),
 });
 export type Verdict = z.infer<typeof verdictSchema>;
 

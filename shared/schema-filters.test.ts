@@ -11,7 +11,12 @@ describe('schema filter patterns', () => {
 
   it('allow a schema that matches an include pattern (or there is none) and no exclude pattern', () => {
     const allowed = schemaMatcher({ includeSchemas: ['tenant_*', 'public'], excludeSchemas: ['tenant_9?'] });
-    expect(['public', 'tenant_1', 'tenant_', 'tenant_9', 'tenant_90', 'tenantX1', 'Tenant_1', 'audit'].filter(allowed)).toEqual(['public', 'tenant_1', 'tenant_', 'tenant_9']);
+    expect(['public', 'tenant_1', 'tenant_', 'tenant_9', 'tenant_90', 'tenantX1', 'Tenant_1', 'audit'].filter(allowed)).toEqual([
+      'public',
+      'tenant_1',
+      'tenant_',
+      'tenant_9',
+    ]);
     expect(schemaMatcher({ excludeSchemas: ['a.b'] })('aXb')).toBe(true);
     expect(schemaMatcher(undefined)('anything')).toBe(true);
   });

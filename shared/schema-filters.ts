@@ -25,7 +25,10 @@ export const schemaPatternSchema = z
   .string()
   .trim()
   .min(1, 'A schema pattern must not be empty')
-  .refine((p) => new TextEncoder().encode(p).length <= SCHEMA_PATTERN_MAX_BYTES, `A schema pattern is at most ${SCHEMA_PATTERN_MAX_BYTES} bytes, like a schema name`)
+  .refine(
+    (p) => new TextEncoder().encode(p).length <= SCHEMA_PATTERN_MAX_BYTES,
+    `A schema pattern is at most ${SCHEMA_PATTERN_MAX_BYTES} bytes, like a schema name`,
+  )
   .refine(isPlainLine, 'A schema pattern must not contain control characters')
   .refine(
     (p) => !REGEX_CHARACTERS.test(p),

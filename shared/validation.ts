@@ -166,7 +166,8 @@ export function jsonNestsDeeperThan(json: Uint8Array | string, max: number): boo
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i]!;
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next byte is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next byte is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;

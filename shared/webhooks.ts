@@ -34,7 +34,8 @@ export const webhookUrlSchema = z
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'URL must start with http:// or https://' });
     else if (!url.hostname) ctx.addIssue({ code: 'custom', message: 'URL must name a host' });
-    else if (url.username || url.password) ctx.addIssue({ code: 'custom', message: 'URL must not hold a user name or password: the signature authenticates querytrail' });
+    else if (url.username || url.password)
+      ctx.addIssue({ code: 'custom', message: 'URL must not hold a user name or password: the signature authenticates querytrail' });
   });
 
 export const webhookSecretSchema = z

@@ -31,7 +31,11 @@ export function intersect(filter: ReadFilter, allowed: ReadFilter): ReadFilter {
     const set = new Set(within);
     return oids.filter((o) => set.has(o));
   };
-  return { relations: keep(filter.relations, allowed.relations), types: keep(filter.types, allowed.types), functions: keep(filter.functions, allowed.functions) };
+  return {
+    relations: keep(filter.relations, allowed.relations),
+    types: keep(filter.types, allowed.types),
+    functions: keep(filter.functions, allowed.functions),
+  };
 }
 
 /**

@@ -61,7 +61,13 @@ async function readInTransaction(tx: ReadOnlyTransaction, options: ReadSnapshotO
  * What every snapshot reads of the objects `filter` allows (all of them without one): schema,
  * sizes, column statistics, extremes and write rates, in this order in the one transaction.
  */
-async function readObjects(tx: ReadOnlyTransaction, q: SystemCatalogQuery, filter: ReadFilter | undefined, filters: SchemaFilters | undefined, statementTimeoutMs?: number) {
+async function readObjects(
+  tx: ReadOnlyTransaction,
+  q: SystemCatalogQuery,
+  filter: ReadFilter | undefined,
+  filters: SchemaFilters | undefined,
+  statementTimeoutMs?: number,
+) {
   const { ddl, indexes } = await readSchemaDdl(q, filter, filters);
   const relations = await readRelations(q, filter);
   const stats = await readStats(tx, relations, filter ? relations : undefined, statementTimeoutMs);

@@ -19,7 +19,6 @@ export function oidFilter(column: string, oids: number[] | undefined, params: un
 /** The DDL name of a relation: schema and name as quote_ident prints them. */
 export const relationKeySql = (ns: string, rel: string) => `pg_catalog.quote_ident(${ns}.nspname) || '.' || pg_catalog.quote_ident(${rel}.relname)`;
 
-
 /** The application's schemas; public is left out, every database has it. */
 async function readSchemas(q: SystemCatalogQuery, filters?: SchemaFilters): Promise<DdlEntry[]> {
   const rows = await q(
@@ -31,7 +30,9 @@ async function readSchemas(q: SystemCatalogQuery, filters?: SchemaFilters): Prom
 
 /** Extensions in their schemas (plpgsql is always there). */
 async function readExtensions(q: SystemCatalogQuery): Promise<DdlEntry[]> {
-  const rows = await q(`SELECT e.extname AS name, n.nspname AS schema FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname <> 'plpgsql' ORDER BY 1`);
+  const rows = await q(
+    `SELECT e.extname AS name, n.nspname AS schema FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname <> 'plpgsql' ORDER BY 1`,
+  );
   return rows.map((r) => ({
     kind: 'extension',
     name: String(r.name),
@@ -43,20 +44,29 @@ async function readExtensions(q: SystemCatalogQuery): Promise<DdlEntry[]> {
 async function readTypes(q: SystemCatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
   const params: unknown[] = [];
   const only = oidFilter('t.oid', filter?.types, params);
-  const enums = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name,
+  const enums = await q(
+    `SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name,
             array_agg(quote_literal(e.enumlabel) ORDER BY e.enumsortorder)::text[] AS labels
           FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace JOIN pg_catalog.pg_enum e ON e.enumtypid = t.oid
-          WHERE ${userSchema('n')} AND ${notFromExtension('pg_type', 't.oid')}${only} GROUP BY 1 ORDER BY 1`, params);
-  const domains = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name, format_type(t.typbasetype, t.typtypmod) AS base,
+          WHERE ${userSchema('n')} AND ${notFromExtension('pg_type', 't.oid')}${only} GROUP BY 1 ORDER BY 1`,
+    params,
+  );
+  const domains = await q(
+    `SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name, format_type(t.typbasetype, t.typtypmod) AS base,
               t.typnotnull AS not_null,
               coalesce((SELECT array_agg(pg_get_constraintdef(c.oid)) FROM pg_catalog.pg_constraint c WHERE c.contypid = t.oid AND c.contype = 'c'), '{}')::text[] AS checks
             FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
-            WHERE t.typtype = 'd' AND ${userSchema('n')} AND ${notFromExtension('pg_type', 't.oid')}${only} ORDER BY 1`, params);
-  const composites = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name,
+            WHERE t.typtype = 'd' AND ${userSchema('n')} AND ${notFromExtension('pg_type', 't.oid')}${only} ORDER BY 1`,
+    params,
+  );
+  const composites = await q(
+    `SELECT quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS name,
                  string_agg(quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod), ', ' ORDER BY a.attnum) AS columns
                FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace JOIN pg_catalog.pg_class c ON c.oid = t.typrelid AND c.relkind = 'c'
                JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-               WHERE ${userSchema('n')} AND ${notFromExtension('pg_type', 't.oid')}${only} GROUP BY 1 ORDER BY 1`, params);
+               WHERE ${userSchema('n')} AND ${notFromExtension('pg_type', 't.oid')}${only} GROUP BY 1 ORDER BY 1`,
+    params,
+  );
   return [
     ...enums.map((r) => ({ kind: 'type', name: String(r.name), sql: `CREATE TYPE ${r.name} AS ENUM (${(r.labels as string[]).join(', ')})` })),
     ...domains.map((r) => ({
@@ -72,16 +82,22 @@ async function readTypes(q: SystemCatalogQuery, filter?: ReadFilter): Promise<Dd
 async function readFunctions(q: SystemCatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
   const params: unknown[] = [];
   const only = oidFilter('p.oid', filter?.functions, params);
-  const functions = await q(`SELECT p.oid::regprocedure::text AS name, pg_get_functiondef(p.oid) AS def
+  const functions = await q(
+    `SELECT p.oid::regprocedure::text AS name, pg_get_functiondef(p.oid) AS def
               FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace JOIN pg_catalog.pg_language l ON l.oid = p.prolang
               WHERE ${userSchema('n')} AND p.prokind IN ('f', 'p') AND l.lanname IN ('sql', 'plpgsql')
-                AND ${notFromExtension('pg_proc', 'p.oid')}${only} ORDER BY 1`, params);
+                AND ${notFromExtension('pg_proc', 'p.oid')}${only} ORDER BY 1`,
+    params,
+  );
   // User-defined aggregates (Pagila's group_concat) that views and queries call.
-  const aggregates = await q(`SELECT p.oid::regprocedure::text AS name, quote_ident(n.nspname) || '.' || quote_ident(p.proname) AS qname,
+  const aggregates = await q(
+    `SELECT p.oid::regprocedure::text AS name, quote_ident(n.nspname) || '.' || quote_ident(p.proname) AS qname,
                  pg_get_function_identity_arguments(p.oid) AS args, a.aggtransfn::regproc::text AS sfunc, format_type(a.aggtranstype, NULL) AS stype,
                  nullif(a.aggfinalfn::regproc::text, '-') AS ffunc, a.agginitval AS initcond
                FROM pg_catalog.pg_aggregate a JOIN pg_catalog.pg_proc p ON p.oid = a.aggfnoid JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-               WHERE a.aggkind = 'n' AND ${userSchema('n')} AND ${notFromExtension('pg_proc', 'p.oid')}${only} ORDER BY 1`, params);
+               WHERE a.aggkind = 'n' AND ${userSchema('n')} AND ${notFromExtension('pg_proc', 'p.oid')}${only} ORDER BY 1`,
+    params,
+  );
   return [
     ...functions.map((r) => ({ kind: 'function', name: String(r.name), sql: String(r.def) })),
     ...aggregates.map((r) => {
@@ -105,7 +121,8 @@ async function readTables(q: SystemCatalogQuery, filter?: ReadFilter): Promise<D
   const ddl: DdlEntry[] = [];
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
-  for (const r of await q(`SELECT c.oid::int AS oid, quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, c.relkind AS kind,
+  for (const r of await q(
+    `SELECT c.oid::int AS oid, quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, c.relkind AS kind,
              c.relispartition AS is_partition,
              CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS partkey,
              CASE WHEN c.relispartition THEN pg_get_expr(c.relpartbound, c.oid) END AS bound,
@@ -125,7 +142,9 @@ async function readTables(q: SystemCatalogQuery, filter?: ReadFilter): Promise<D
            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
            WHERE c.relkind IN ('r', 'p', 'm', 'f') AND NOT c.relpersistence = 't' AND ${userSchema('n')}
              AND ${notFromExtension('pg_class', 'c.oid')}${only}
-           ORDER BY c.relispartition, 2`, params)) {
+           ORDER BY c.relispartition, 2`,
+    params,
+  )) {
     const options = (r.options as string[] | null) ?? [];
     const withOptions = options.length ? ` WITH (${options.join(', ')})` : '';
     const partition = r.partkey ? ` PARTITION BY ${r.partkey}` : '';
@@ -142,14 +161,17 @@ async function readTables(q: SystemCatalogQuery, filter?: ReadFilter): Promise<D
 async function readConstraints(q: SystemCatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
   const params: unknown[] = [];
   const only = oidFilter('k.conrelid', filter?.relations, params);
-  const rows = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table, quote_ident(k.conname) AS name, k.contype AS type,
+  const rows = await q(
+    `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS table, quote_ident(k.conname) AS name, k.contype AS type,
                   pg_get_constraintdef(k.oid) AS def,
                   (SELECT ${relationKeySql('fn', 'fc')} FROM pg_catalog.pg_class fc JOIN pg_catalog.pg_namespace fn ON fn.oid = fc.relnamespace
                     WHERE fc.oid = k.confrelid) AS references
                 FROM pg_catalog.pg_constraint k JOIN pg_catalog.pg_class c ON c.oid = k.conrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                 WHERE k.contype IN ('p', 'u', 'x', 'c', 'f') AND k.conparentid = 0 AND k.conislocal
                   AND c.relkind IN ('r', 'p', 'm', 'f') AND ${userSchema('n')} AND ${notFromExtension('pg_class', 'c.oid')}${only}
-                ORDER BY CASE k.contype WHEN 'f' THEN 1 ELSE 0 END, 1, 2`, params);
+                ORDER BY CASE k.contype WHEN 'f' THEN 1 ELSE 0 END, 1, 2`,
+    params,
+  );
   return rows.map((r) => ({
     kind: r.type === 'f' ? 'foreign key' : 'constraint',
     name: String(r.name),
@@ -163,7 +185,8 @@ async function readConstraints(q: SystemCatalogQuery, filter?: ReadFilter): Prom
 async function readIndexes(q: SystemCatalogQuery, filter?: ReadFilter): Promise<{ ddl: DdlEntry[]; indexes: SnapshotIndex[] }> {
   const params: unknown[] = [];
   const only = oidFilter('i.indrelid', filter?.relations, params);
-  const rows = await q(`SELECT n.nspname AS schema, t.relname AS table, c.relname AS name, am.amname AS am, i.indisunique AS unique,
+  const rows = await q(
+    `SELECT n.nspname AS schema, t.relname AS table, c.relname AS name, am.amname AS am, i.indisunique AS unique,
               ${relationKeySql('n', 't')} AS of,
               pg_get_indexdef(i.indexrelid) AS definition,
               (SELECT array_agg(CASE WHEN k.attnum = 0 THEN NULL ELSE a.attname END ORDER BY k.ord)
@@ -178,7 +201,9 @@ async function readIndexes(q: SystemCatalogQuery, filter?: ReadFilter): Promise<
             FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
             JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace JOIN pg_catalog.pg_am am ON am.oid = c.relam
             WHERE i.indisvalid AND t.relkind IN ('r', 'p', 'm') AND ${userSchema('n')} AND ${notFromExtension('pg_class', 't.oid')}${only}
-            ORDER BY 1, 2, 3`, params);
+            ORDER BY 1, 2, 3`,
+    params,
+  );
   const ddl: DdlEntry[] = [];
   for (const r of rows) {
     // Constraint indexes come with their constraint; partition parts come with their parent.
@@ -205,9 +230,12 @@ async function readIndexes(q: SystemCatalogQuery, filter?: ReadFilter): Promise<
 async function readViews(q: SystemCatalogQuery, filter?: ReadFilter): Promise<DdlEntry[]> {
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
-  const rows = await q(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, pg_get_viewdef(c.oid) AS def
+  const rows = await q(
+    `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name, pg_get_viewdef(c.oid) AS def
           FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-          WHERE c.relkind = 'v' AND ${userSchema('n')} AND ${notFromExtension('pg_class', 'c.oid')}${only} ORDER BY 2`, params);
+          WHERE c.relkind = 'v' AND ${userSchema('n')} AND ${notFromExtension('pg_class', 'c.oid')}${only} ORDER BY 2`,
+    params,
+  );
   return rows.map((r) => ({ kind: 'view', name: String(r.name), sql: `CREATE VIEW ${r.name} AS ${r.def}` }));
 }
 
@@ -216,7 +244,11 @@ async function readViews(q: SystemCatalogQuery, filter?: ReadFilter): Promise<Dd
  * with a filter, only those objects (schemas and extensions are always read whole: they are few).
  * A scoped read keeps every foreign key of its tables, `references` saying which table each needs.
  */
-export async function readSchemaDdl(q: SystemCatalogQuery, filter?: ReadFilter, schemaFilters?: SchemaFilters): Promise<{ ddl: DdlEntry[]; indexes: SnapshotIndex[] }> {
+export async function readSchemaDdl(
+  q: SystemCatalogQuery,
+  filter?: ReadFilter,
+  schemaFilters?: SchemaFilters,
+): Promise<{ ddl: DdlEntry[]; indexes: SnapshotIndex[] }> {
   const ddl = [
     ...(await readSchemas(q, schemaFilters)),
     ...(await readExtensions(q)),

@@ -132,7 +132,10 @@ const edgeOf =
   (r: Record<string, unknown>): Edge => ({ from, src: Number(r.src), what: String(r.what) as Edge['what'], dst: Number(r.dst) });
 
 /** The oids of objects named by their DDL names; names production no longer has are left out. */
-async function oidsOfKeys(q: SystemCatalogQuery, keys: { relations?: string[]; types?: string[]; functions?: string[] }): Promise<{ relations: number[]; types: number[]; functions: number[] }> {
+async function oidsOfKeys(
+  q: SystemCatalogQuery,
+  keys: { relations?: string[]; types?: string[]; functions?: string[] },
+): Promise<{ relations: number[]; types: number[]; functions: number[] }> {
   const rows = await q(
     `SELECT 'relation' AS what, pg_catalog.to_regclass(k)::pg_catalog.oid::int AS oid FROM pg_catalog.unnest($1::text[]) k
      UNION ALL SELECT 'type', pg_catalog.to_regtype(k)::pg_catalog.oid::int FROM pg_catalog.unnest($2::text[]) k
@@ -150,7 +153,11 @@ async function oidsOfKeys(q: SystemCatalogQuery, keys: { relations?: string[]; t
  * (overloads and all: the copy must let resolution choose as production does). A schema-qualified
  * name is that schema's. Only objects the shadow copies are returned.
  */
-async function resolveNames(q: SystemCatalogQuery, names: QueryRefs, path: string[]): Promise<{ relations: Map<string, number | null>; functions: Map<string, number[]>; types: Map<string, number[]> }> {
+async function resolveNames(
+  q: SystemCatalogQuery,
+  names: QueryRefs,
+  path: string[],
+): Promise<{ relations: Map<string, number | null>; functions: Map<string, number[]>; types: Map<string, number[]> }> {
   const split = (list: ObjectName[]) => [list.map((n) => n.schema ?? null), list.map((n) => n.name)];
   const rels = names.relations.length
     ? await q(
@@ -165,7 +172,12 @@ async function resolveNames(q: SystemCatalogQuery, names: QueryRefs, path: strin
       )
     : [];
   const relations = new Map<string, number | null>();
-  const kept = rels.length ? await copiedRelations(q, rels.flatMap((r) => (r.oid === null ? [] : [Number(r.oid)]))) : new Set<number>();
+  const kept = rels.length
+    ? await copiedRelations(
+        q,
+        rels.flatMap((r) => (r.oid === null ? [] : [Number(r.oid)])),
+      )
+    : new Set<number>();
   for (const r of rels) {
     const oid = r.oid === null ? null : Number(r.oid);
     relations.set(nameKey(names.relations[Number(r.i) - 1]!), oid !== null && kept.has(oid) ? oid : null);
@@ -315,7 +327,11 @@ export async function wholeGraph(q: SystemCatalogQuery, allowed?: ReadFilter): P
     return oids.filter((o) => set.has(o));
   };
   // With schema filters: only the allowed schemas' objects (filters.ts).
-  const [relations, types, functions] = [within(of('relation'), allowed?.relations), within(of('type'), allowed?.types), within(of('function'), allowed?.functions)];
+  const [relations, types, functions] = [
+    within(of('relation'), allowed?.relations),
+    within(of('type'), allowed?.types),
+    within(of('function'), allowed?.functions),
+  ];
   const edges = [...(await relationEdges(q, relations)), ...(await typeEdges(q, types)), ...(await functionEdges(q, functions))];
   return graphOf(q, relations, types, functions, edges);
 }

@@ -5,7 +5,17 @@
 import { escapeIdentifier, readThroughColumnStatsHelper, type ReadOnlyTransaction } from '../gateway/index.js';
 import { notFromExtension, userSchema } from '../shared/schema-filters.js';
 import { oidFilter } from './schema.js';
-import type { SystemCatalogQuery, ReadFilter, Row, SnapshotColumn, SnapshotColumnStats, SnapshotEndpoint, SnapshotHiddenStatistics, SnapshotRelation, Snapshot } from './types.js';
+import type {
+  SystemCatalogQuery,
+  ReadFilter,
+  Row,
+  SnapshotColumn,
+  SnapshotColumnStats,
+  SnapshotEndpoint,
+  SnapshotHiddenStatistics,
+  SnapshotRelation,
+  Snapshot,
+} from './types.js';
 
 // The search_path the application's sessions start with, to resolve the unqualified names of its
 // queries. Ours is pinned to pg_catalog, so it is worked out as PostgreSQL would: the most specific
@@ -51,10 +61,13 @@ export async function readRelations(q: SystemCatalogQuery, filter?: ReadFilter):
     only = ` AND (c.oid OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.oid[])
                OR c.oid IN (SELECT i.indexrelid FROM pg_catalog.pg_index i WHERE i.indrelid OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.oid[])))`;
   }
-  const rows = await q(`SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind, c.relpages, c.reltuples::float8 AS reltuples, c.relallvisible,
+  const rows = await q(
+    `SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind, c.relpages, c.reltuples::float8 AS reltuples, c.relallvisible,
                 CASE WHEN c.relkind IN ('r', 'm', 'i') THEN pg_relation_size(c.oid, 'main') / current_setting('block_size')::int ELSE 0 END AS blocks
               FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-              WHERE c.relkind IN ('r', 'p', 'm', 'f', 'i', 'I') AND ${userSchema('n')}${only} ORDER BY 1, 2`, params);
+              WHERE c.relkind IN ('r', 'p', 'm', 'f', 'i', 'I') AND ${userSchema('n')}${only} ORDER BY 1, 2`,
+    params,
+  );
   return rows.map((r) => ({
     schema: String(r.schema),
     name: String(r.name),
@@ -70,12 +83,15 @@ export async function readRelations(q: SystemCatalogQuery, filter?: ReadFilter):
 export async function readColumns(q: SystemCatalogQuery, filter?: ReadFilter): Promise<SnapshotColumn[]> {
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
-  const rows = await q(`SELECT n.nspname AS schema, c.relname AS table, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
+  const rows = await q(
+    `SELECT n.nspname AS schema, c.relname AS table, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
               t.typcategory AS category, a.attnotnull AS not_null
             FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
             WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v') AND a.attnum > 0 AND NOT a.attisdropped AND ${userSchema('n')}${only}
-            ORDER BY 1, 2, a.attnum`, params);
+            ORDER BY 1, 2, a.attnum`,
+    params,
+  );
   return rows.map((r) => ({
     schema: String(r.schema),
     table: String(r.table),
@@ -117,12 +133,17 @@ export async function readStats(
   statementTimeoutMs?: number,
 ): Promise<SnapshotColumnStats[]> {
   const q: SystemCatalogQuery = (sql, params) => tx.rows<Row>(sql, params ?? []);
-  const statsColumns = (await q(`SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = 'pg_catalog.pg_stats'::pg_catalog.regclass AND attnum > 0`)).map((r) => String(r.attname));
+  const statsColumns = (await q(`SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = 'pg_catalog.pg_stats'::pg_catalog.regclass AND attnum > 0`)).map(
+    (r) => String(r.attname),
+  );
   const fields = STATS_FIELDS.filter((f) => statsColumns.includes(f));
   const params: unknown[] = [];
   let scoped = '';
   if (only) {
-    params.push(only.map((r) => r.schema), only.map((r) => r.name));
+    params.push(
+      only.map((r) => r.schema),
+      only.map((r) => r.name),
+    );
     scoped = ` AND (s.schemaname, s.tablename) IN (SELECT u.s, u.t FROM ROWS FROM (pg_catalog.unnest($1::pg_catalog.name[]), pg_catalog.unnest($2::pg_catalog.name[])) AS u(s, t))`;
   }
   const statement = (from: string) =>
@@ -134,9 +155,7 @@ export async function readStats(
   const known = new Set(relations.map((r) => `${r.schema}\u0000${r.name}`));
   const key = (s: SnapshotColumnStats) => `${s.schema}\u0000${s.table}\u0000${s.column}\u0000${s.inherited}`;
   const seen = new Set(own.map(key));
-  const added = helped
-    .map((r) => statsRow(r, fields))
-    .filter((s) => known.has(`${s.schema}\u0000${s.table}`) && !seen.has(key(s)) && seen.add(key(s)));
+  const added = helped.map((r) => statsRow(r, fields)).filter((s) => known.has(`${s.schema}\u0000${s.table}`) && !seen.has(key(s)) && seen.add(key(s)));
   return [...own, ...added];
 }
 
@@ -166,10 +185,15 @@ function fieldValue(value: unknown, text: boolean): string | number | null {
  * ever had any: 'never_analyzed' when pg_class counts no rows yet (-1) and no ANALYZE is recorded,
  * which production plans with the same defaults.
  */
-export async function readHiddenStatistics(q: SystemCatalogQuery, stats: readonly SnapshotColumnStats[], filter?: ReadFilter): Promise<SnapshotHiddenStatistics[]> {
+export async function readHiddenStatistics(
+  q: SystemCatalogQuery,
+  stats: readonly SnapshotColumnStats[],
+  filter?: ReadFilter,
+): Promise<SnapshotHiddenStatistics[]> {
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
-  const rows = await q(`SELECT n.nspname AS schema, c.relname AS table, pg_catalog.array_agg(a.attname::text ORDER BY a.attnum) AS columns,
+  const rows = await q(
+    `SELECT n.nspname AS schema, c.relname AS table, pg_catalog.array_agg(a.attname::text ORDER BY a.attnum) AS columns,
               c.reltuples >= 0 OR pg_catalog.pg_stat_get_last_analyze_time(c.oid) IS NOT NULL
                 OR pg_catalog.pg_stat_get_last_autoanalyze_time(c.oid) IS NOT NULL AS analyzed
             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -177,7 +201,9 @@ export async function readHiddenStatistics(q: SystemCatalogQuery, stats: readonl
             WHERE c.relkind IN ('r', 'p', 'm') AND ${userSchema('n')}${only}
               AND NOT (pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT') AND NOT (c.relrowsecurity AND pg_catalog.row_security_active(c.oid)))
             GROUP BY n.nspname, c.relname, c.reltuples, c.oid
-            ORDER BY 1, 2`, params);
+            ORDER BY 1, 2`,
+    params,
+  );
   const read = new Set(stats.map((s) => `${s.schema}\u0000${s.table}\u0000${s.column}`));
   return rows.flatMap((r) => {
     const [schema, table] = [String(r.schema), String(r.table)];
@@ -210,7 +236,8 @@ export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?
   // no index the planner scans.
   const params: unknown[] = [];
   const only = oidFilter('t.oid', filter?.relations, params);
-  const columns = await tx.rows<Row>(`SELECT DISTINCT n.nspname AS schema, t.relname AS table, a.attname AS column
+  const columns = await tx.rows<Row>(
+    `SELECT DISTINCT n.nspname AS schema, t.relname AS table, a.attname AS column
             FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid JOIN pg_catalog.pg_class t ON t.oid = i.indrelid
             JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace JOIN pg_catalog.pg_am am ON am.oid = c.relam
             JOIN pg_catalog.pg_attribute a ON a.attrelid = t.oid AND a.attnum = i.indkey[0]
@@ -229,7 +256,9 @@ export async function readEndpoints(tx: ReadOnlyTransaction, statementTimeoutMs?
                 SELECT 1 FROM pg_catalog.pg_index j JOIN pg_catalog.pg_class jc ON jc.oid = j.indexrelid JOIN pg_catalog.pg_am jam ON jam.oid = jc.relam
                 WHERE j.indrelid = t.oid AND j.indkey[0] = a.attnum AND jam.amname = 'btree'
                   AND coalesce(pg_catalog.pg_stat_get_numscans(j.indexrelid), 0) = 0)${only}
-            ORDER BY 1, 2, 3`, params);
+            ORDER BY 1, 2, 3`,
+    params,
+  );
   for (const r of columns) {
     const [schema, table, column] = [String(r.schema), String(r.table), String(r.column)];
     const rel = `ONLY ${ident(schema)}.${ident(table)}`;

@@ -8,7 +8,8 @@ import type { SystemCatalogQuery, ReadFilter, SnapshotTableWrites } from './type
 export async function readTableWrites(q: SystemCatalogQuery, filter?: ReadFilter): Promise<SnapshotTableWrites[]> {
   const params: unknown[] = [];
   const only = oidFilter('c.oid', filter?.relations, params);
-  const rows = await q(`WITH since AS (
+  const rows = await q(
+    `WITH since AS (
       SELECT coalesce(d.stats_reset, pg_catalog.pg_postmaster_start_time()) AS at
       FROM pg_catalog.pg_stat_database d WHERE d.datname = pg_catalog.current_database())
     SELECT n.nspname AS schema, c.relname AS table, sum(s.n_tup_ins)::float8 AS inserted, sum(s.n_tup_upd)::float8 AS updated,
@@ -19,7 +20,9 @@ export async function readTableWrites(q: SystemCatalogQuery, filter?: ReadFilter
     JOIN pg_catalog.pg_class c ON c.oid = coalesce(pg_catalog.pg_partition_root(s.relid), s.relid)
     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
     WHERE true${only}
-    GROUP BY 1, 2 ORDER BY 1, 2`, params);
+    GROUP BY 1, 2 ORDER BY 1, 2`,
+    params,
+  );
   return rows.map((r) => ({
     schema: String(r.schema),
     table: String(r.table),

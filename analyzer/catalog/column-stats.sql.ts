@@ -49,7 +49,9 @@ export function listColumnStats(db: Rows) {
  */
 export async function columnStatsOf(tx: ReadOnlyTransaction, relations: number[]): Promise<ColumnStatsRow[]> {
   const own = await tx.rows<ColumnStatsRow>(columnStatsSql(ofRelations('pg_catalog.pg_stats')), [relations]);
-  const helped = await readThroughColumnStatsHelper<ColumnStatsRow>(tx, (from) => columnStatsSql(ofRelations(from)), [relations], { statementTimeoutMs: 5_000 });
+  const helped = await readThroughColumnStatsHelper<ColumnStatsRow>(tx, (from) => columnStatsSql(ofRelations(from)), [relations], {
+    statementTimeoutMs: 5_000,
+  });
   if (!helped) return own;
   const key = (row: ColumnStatsRow) => JSON.stringify([row.schema, row.table, row.column, row.inherited]);
   const seen = new Set(own.map(key));

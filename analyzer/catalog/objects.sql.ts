@@ -70,7 +70,14 @@ SELECT (SELECT coalesce(json_object_agg(k.kind, k.n), '{}')
         FROM (SELECT * FROM objects o ORDER BY o.rank, o.sub, o.schema, o.name, o.name2, o.args OFFSET $3 LIMIT $4) p) AS page`;
 
 /** One page of the objects of `schemas` (null: every schema) matching `search` (lower case; '' for all). */
-export async function listObjectsPage(db: Rows, schemas: string[] | null, search: string, offset: number, limit: number, filters?: SchemaFilters): Promise<ObjectsPage> {
+export async function listObjectsPage(
+  db: Rows,
+  schemas: string[] | null,
+  search: string,
+  offset: number,
+  limit: number,
+  filters?: SchemaFilters,
+): Promise<ObjectsPage> {
   const [row] = await db.rows<ObjectsPage>(objectsSql, [schemas, search, offset, limit, ...schemaFilterParams(filters)]);
   return row ?? { counts: {}, page: [] };
 }

@@ -26,7 +26,12 @@ export async function sampleRows(db: Gateway, schema: string, table: string, col
 }
 
 /** A table's sample rows, or why they could not be read: one table's failure is not the sync's. */
-export async function sampleTable(db: Gateway, table: { schema: string; name: string }, columns: SampleColumnRow[], limit: number): Promise<Result<SampleRow[]>> {
+export async function sampleTable(
+  db: Gateway,
+  table: { schema: string; name: string },
+  columns: SampleColumnRow[],
+  limit: number,
+): Promise<Result<SampleRow[]>> {
   try {
     return { type: 'ok', value: await sampleRows(db, table.schema, table.name, columns, limit) };
   } catch (error) {

@@ -73,10 +73,9 @@ export async function listStatements(db: Gateway, databaseOid: number, database:
   } catch (error) {
     const message = (error as Error).message;
     if (/shared_preload_libraries/.test(message)) {
-      throw new Error(
-        `pg_stat_statements is installed but not loaded: add it to shared_preload_libraries and restart PostgreSQL (${message})`,
-        { cause: error },
-      );
+      throw new Error(`pg_stat_statements is installed but not loaded: add it to shared_preload_libraries and restart PostgreSQL (${message})`, {
+        cause: error,
+      });
     }
     throw error;
   }

@@ -35,10 +35,23 @@ export function extendCandidates(candidatesOf: IndexCandidate[][]): IndexCandida
     const c = btree(schema, table, keys);
     out.set(candidateKey(c), c);
     if (keys.length === EXTEND_MAX_WIDTH) return;
-    for (const a of rest) grow(schema, table, [...keys, a], rest.filter((r) => r !== a));
+    for (const a of rest)
+      grow(
+        schema,
+        table,
+        [...keys, a],
+        rest.filter((r) => r !== a),
+      );
   };
   for (const byTable of attributesOf(candidatesOf)) {
-    for (const { schema, table, columns } of byTable.values()) for (const a of columns) grow(schema, table, [a], [...columns].filter((c) => c !== a));
+    for (const { schema, table, columns } of byTable.values())
+      for (const a of columns)
+        grow(
+          schema,
+          table,
+          [a],
+          [...columns].filter((c) => c !== a),
+        );
   }
   return [...out.values()];
 }

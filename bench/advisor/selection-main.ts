@@ -37,7 +37,9 @@ async function main(): Promise<void> {
     if (values.analytic) {
       const url = await loadAnalytic(db, scale);
       const bytes = await dataBytes(db, ANALYTIC_DB);
-      report.print(`Analytic star schema at scale ${scale}: ${(bytes / 1024 ** 3).toFixed(2)} GB of data, generated in ${((performance.now() - t) / 1000).toFixed(0)} s.`);
+      report.print(
+        `Analytic star schema at scale ${scale}: ${(bytes / 1024 ** 3).toFixed(2)} GB of data, generated in ${((performance.now() - t) / 1000).toFixed(0)} s.`,
+      );
       report.print();
       t = performance.now();
       const workload = ANALYTIC_WORKLOAD.map(([label, query, calls]) => ({ hash: label, query, calls }));

@@ -50,7 +50,15 @@ export async function compareSelection(
         extra: extendCandidates,
         run: async (w) => {
           ranAt = performance.now();
-          summary = await compare(report, label, w, queries.map((q) => q.calls ?? 1), dataBytes, ranAt - started, options);
+          summary = await compare(
+            report,
+            label,
+            w,
+            queries.map((q) => q.calls ?? 1),
+            dataBytes,
+            ranAt - started,
+            options,
+          );
         },
       },
     },
@@ -83,7 +91,15 @@ async function compare(
     // Each selection on a what-if cache of its own: its time includes every plan it asks for.
     const oursPlans = whatIfCost(w, calls);
     let t = performance.now();
-    const ours = asLive((await chooseVerified(w.results, { maxBytes }, Object.assign((statements: string[]) => oursPlans.perQuery(asLive(statements)), { plans: oursPlans.plans }))).indexes.map((i) => i.createIndex));
+    const ours = asLive(
+      (
+        await chooseVerified(
+          w.results,
+          { maxBytes },
+          Object.assign((statements: string[]) => oursPlans.perQuery(asLive(statements)), { plans: oursPlans.plans }),
+        )
+      ).indexes.map((i) => i.createIndex),
+    );
     const oursMs = performance.now() - t;
     const oursCost = (await shared(ours)) / base;
     const fresh = whatIfCost(w, calls);
@@ -115,10 +131,15 @@ async function compare(
     `Data: ${mb(dataBytes)}. ${w.results.length} queries; ${w.live.length} candidates built in the shadow. Relative cost: the workload's what-if cost (Σ cost × calls) with the chosen indexes over that with none (${base.toExponential(3)}). Regret: the advisor's relative cost minus Extend's, in points (negative: the advisor is ahead). The advisor's time is its choice from the queries' trials with the plans that verify and refine it (recommend.ts chooseVerified, planned-refinement.ts); planning those trials took ${ms(analysisMs)} for the whole analysis, once for every budget.`,
   );
   print();
-  table(['budget', 'bytes', 'advisor: indexes / size', 'advisor cost', 'Extend: indexes / size', 'Extend cost', 'regret (points)', 'advisor time', 'Extend time'], rows);
+  table(
+    ['budget', 'bytes', 'advisor: indexes / size', 'advisor cost', 'Extend: indexes / size', 'Extend cost', 'regret (points)', 'advisor time', 'Extend time'],
+    rows,
+  );
   const worse = regrets.filter((r) => r > 1e-4).length;
   const better = regrets.filter((r) => r < -1e-4).length;
-  print(`Mean regret ${points(meanRegret)} points, worst ${points(worstRegret)}; the advisor is ahead at ${better} budgets, behind at ${worse}, even at ${regrets.length - worse - better}.`);
+  print(
+    `Mean regret ${points(meanRegret)} points, worst ${points(worstRegret)}; the advisor is ahead at ${better} budgets, behind at ${worse}, even at ${regrets.length - worse - better}.`,
+  );
   print();
   for (const line of details) print(line);
 
@@ -159,7 +180,13 @@ async function differences(
   const none = await cost.perQuery([]);
   const ours = await cost.perQuery(sets.ours);
   const theirs = await cost.perQuery(sets.theirs);
-  const lines = [`#### At ${budget}`, '', `- advisor: ${sets.ours.map(name).join(', ') || 'none'}`, `- Extend: ${sets.theirs.map(name).join(', ') || 'none'}`, ''];
+  const lines = [
+    `#### At ${budget}`,
+    '',
+    `- advisor: ${sets.ours.map(name).join(', ') || 'none'}`,
+    `- Extend: ${sets.theirs.map(name).join(', ') || 'none'}`,
+    '',
+  ];
   for (const [i, r] of w.results.entries()) {
     if (Math.abs(ours[i]! - theirs[i]!) / base < 1e-6) continue;
     lines.push(`- ${r.hash}: none ${share(none[i]! / base)}, advisor ${share(ours[i]! / base)}, Extend ${share(theirs[i]! / base)}`);

@@ -62,15 +62,7 @@ export function ConfirmDialog({
 
   return (
     <div className="dialog-backdrop" onMouseDown={(event) => event.target === event.currentTarget && !pending && onCancel()}>
-      <div
-        ref={dialogRef}
-        className="dialog"
-        role="alertdialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        aria-describedby={bodyId}
-        onKeyDown={onKeyDown}
-      >
+      <div ref={dialogRef} className="dialog" role="alertdialog" aria-modal="true" aria-labelledby={titleId} aria-describedby={bodyId} onKeyDown={onKeyDown}>
         <h2 id={titleId} className="dialog-title">
           {title}
         </h2>

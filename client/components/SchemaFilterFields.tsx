@@ -43,8 +43,21 @@ export function SchemaFilterFields({ fields, field, layout = 'row' }: SchemaFilt
     field ? field(name, value, set, error) : { value, onChange: set, error };
   const inputs = (
     <>
-      <TextField label="Include schemas" {...bind('includeSchemas', fields.include, fields.setInclude, fields.includeError)} placeholder="all schemas" hint={PATTERN_HINT} autoComplete="off" spellCheck={false} />
-      <TextField label="Exclude schemas" {...bind('excludeSchemas', fields.exclude, fields.setExclude, fields.excludeError)} placeholder="none" autoComplete="off" spellCheck={false} />
+      <TextField
+        label="Include schemas"
+        {...bind('includeSchemas', fields.include, fields.setInclude, fields.includeError)}
+        placeholder="all schemas"
+        hint={PATTERN_HINT}
+        autoComplete="off"
+        spellCheck={false}
+      />
+      <TextField
+        label="Exclude schemas"
+        {...bind('excludeSchemas', fields.exclude, fields.setExclude, fields.excludeError)}
+        placeholder="none"
+        autoComplete="off"
+        spellCheck={false}
+      />
     </>
   );
   return layout === 'row' ? <FieldRow>{inputs}</FieldRow> : inputs;

@@ -54,7 +54,19 @@ export function ErrorState({ title = 'Something went wrong', error, onRetry }: {
  * Why a page's subject (`what`: "CI run") did not load: when the API says it does not exist, a "not
  * found" heading, `notFound` and `children` (the way back); any other failure, the error and a retry.
  */
-export function LoadFailure({ what, error, onRetry, notFound, children }: { what: string; error: unknown; onRetry: () => void; notFound: string; children: ReactNode }) {
+export function LoadFailure({
+  what,
+  error,
+  onRetry,
+  notFound,
+  children,
+}: {
+  what: string;
+  error: unknown;
+  onRetry: () => void;
+  notFound: string;
+  children: ReactNode;
+}) {
   if (apiCodeOf(error) !== 'not_found') return <ErrorState title={`The ${what} could not be loaded`} error={error} onRetry={onRetry} />;
   return (
     <>

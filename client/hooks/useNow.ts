@@ -23,5 +23,9 @@ function subscribe(listener: () => void) {
 }
 
 export function useNow(): number {
-  return useSyncExternalStore(subscribe, () => now, () => now);
+  return useSyncExternalStore(
+    subscribe,
+    () => now,
+    () => now,
+  );
 }

@@ -151,7 +151,15 @@ export async function syncDatabase(baseUrl: string, db: string, filters: SchemaF
     meta: answer.meta,
     schema:
       summary.type === 'ok'
-        ? { type: 'ok', value: { schemas: summary.value.schemas.map(({ name, owner, comment }) => ({ name, owner, comment })), ...EMPTY_OBJECTS, extensions: summary.value.extensions, warnings: summary.value.warnings } }
+        ? {
+            type: 'ok',
+            value: {
+              schemas: summary.value.schemas.map(({ name, owner, comment }) => ({ name, owner, comment })),
+              ...EMPTY_OBJECTS,
+              extensions: summary.value.extensions,
+              warnings: summary.value.warnings,
+            },
+          }
         : summary,
     queries: answer.queries,
     disabledIndexes: answer.disabledIndexes,
@@ -161,5 +169,11 @@ export async function syncDatabase(baseUrl: string, db: string, filters: SchemaF
 
 /** One page of the objects of `scope` (POST /postgres/objects). */
 export function fetchObjects(browse: AnalyzerBrowse, scope: ObjectsScope, offset: number, limit: number, signal?: AbortSignal): Promise<ObjectsResponse> {
-  return post(browse.analyzerUrl, '/postgres/objects', { db: browse.db, ...sentFilters(browse.filters), ...scope, offset, limit }, objectsResponseSchema, signal);
+  return post(
+    browse.analyzerUrl,
+    '/postgres/objects',
+    { db: browse.db, ...sentFilters(browse.filters), ...scope, offset, limit },
+    objectsResponseSchema,
+    signal,
+  );
 }

@@ -17,8 +17,7 @@ interface RestErrorBody {
   error?: { code?: ErrorCode; message?: string; issues?: Issue[] };
 }
 
-const objectOf = (value: unknown): Record<string, unknown> | undefined =>
-  value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+const objectOf = (value: unknown): Record<string, unknown> | undefined => (value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined);
 
 /**
  * A refusal made before tRPC runs (no session: 401; a cross-site request: 403) comes as the REST

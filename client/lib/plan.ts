@@ -26,7 +26,8 @@ export function describeNode(node: PlanNode): string {
     parts.push(`on ${node['Relation Name']}${typeof alias === 'string' && alias !== node['Relation Name'] ? ` ${alias}` : ''}`);
   }
   const index = node['Index Name'];
-  if (index) parts.push(index.startsWith(RECOMMENDED_INDEX_PREFIX) ? `using the recommended index ${index.slice(RECOMMENDED_INDEX_PREFIX.length)}` : `using ${index}`);
+  if (index)
+    parts.push(index.startsWith(RECOMMENDED_INDEX_PREFIX) ? `using the recommended index ${index.slice(RECOMMENDED_INDEX_PREFIX.length)}` : `using ${index}`);
   return parts.join(' ');
 }
 

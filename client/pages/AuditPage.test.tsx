@@ -63,7 +63,9 @@ describe('Audit page', () => {
     const log = await table();
     expect(within(log).getByText('policy.update')).toBeTruthy();
     expect(within(log).queryByText('members.set')).toBeNull();
-    const options = within(screen.getByLabelText('Environment')).getAllByRole('option').map((o) => o.textContent);
+    const options = within(screen.getByLabelText('Environment'))
+      .getAllByRole('option')
+      .map((o) => o.textContent);
     expect(options).toEqual(['All my environments', 'Checkout']);
   });
 

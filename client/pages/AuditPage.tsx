@@ -42,7 +42,13 @@ function AuditRow({ entry, environments }: { entry: Entry; environments: Map<str
       </td>
       <td className="break">{entry.target && entry.target !== entry.environmentId ? <code>{entry.target}</code> : <span className="muted">—</span>}</td>
       <td className="break">
-        {env ? <Link to={environmentPath(env.id)}>{env.name}</Link> : entry.environmentId ? <code>{entry.environmentId}</code> : <span className="muted">—</span>}
+        {env ? (
+          <Link to={environmentPath(env.id)}>{env.name}</Link>
+        ) : entry.environmentId ? (
+          <code>{entry.environmentId}</code>
+        ) : (
+          <span className="muted">—</span>
+        )}
       </td>
       <td className="nowrap hide-narrow">{entry.sourceAddress ?? <span className="muted">—</span>}</td>
       <td>
@@ -74,7 +80,10 @@ function AuditLog({ admin, ownedIds }: { admin: boolean; ownedIds: ReadonlySet<s
           label="Environment"
           value={environmentId}
           onChange={filter}
-          options={[{ value: '', label: admin ? 'All environments and the instance' : 'All my environments' }, ...pickable.map((env) => ({ value: env.id, label: env.name }))]}
+          options={[
+            { value: '', label: admin ? 'All environments and the instance' : 'All my environments' },
+            ...pickable.map((env) => ({ value: env.id, label: env.name })),
+          ]}
         />
       </div>
       {log.isPending ? (
@@ -88,17 +97,24 @@ function AuditLog({ admin, ownedIds }: { admin: boolean; ownedIds: ReadonlySet<s
           busy={log.isFetching}
           columns={COLUMNS}
           rows={rows}
-          empty={<EmptyState title={offset > 0 ? 'No older entries.' : 'No changes recorded yet.'}>Every change made through the app or the API is recorded here.</EmptyState>}
+          empty={
+            <EmptyState title={offset > 0 ? 'No older entries.' : 'No changes recorded yet.'}>
+              Every change made through the app or the API is recorded here.
+            </EmptyState>
+          }
           row={(entry) => <AuditRow key={entry.id} entry={entry} environments={byId} />}
         />
       )}
       <div className="pager">
-        <button type="button" className="button button-small" onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))} disabled={offset === 0 || log.isFetching}>
+        <button
+          type="button"
+          className="button button-small"
+          onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
+          disabled={offset === 0 || log.isFetching}
+        >
           Newer
         </button>
-        <span className="muted small">
-          {rows.length > 0 ? `Entries ${formatNumber(offset + 1)}–${formatNumber(offset + rows.length)}` : null}
-        </span>
+        <span className="muted small">{rows.length > 0 ? `Entries ${formatNumber(offset + 1)}–${formatNumber(offset + rows.length)}` : null}</span>
         <button type="button" className="button button-small" onClick={() => setOffset(offset + PAGE_SIZE)} disabled={!hasOlder || log.isFetching}>
           Older
         </button>

@@ -37,7 +37,10 @@ export function CiRunPage() {
                 <EnvironmentBadge environment={run.data.environment} />
               </h1>
               <p>
-                <RunContext run={run.data} /> <span className="muted small">Received <RelativeTime value={run.data.createdAt} /></span>
+                <RunContext run={run.data} />{' '}
+                <span className="muted small">
+                  Received <RelativeTime value={run.data.createdAt} />
+                </span>
               </p>
               {!run.data.environment ? (
                 <p className="muted">This repository was not linked to an environment when the run arrived, so its queries are not in any catalog.</p>

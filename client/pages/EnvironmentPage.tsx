@@ -140,7 +140,11 @@ export function EnvironmentPage() {
       </div>
       <AnalysisSection env={data} />
       <IndexHealthSection envId={data.id} />
-      <ProductionHistorySection envId={data.id} intervalSeconds={data.snapshotIntervalSeconds} effectiveIntervalSeconds={data.effectiveSnapshotIntervalSeconds} />
+      <ProductionHistorySection
+        envId={data.id}
+        intervalSeconds={data.snapshotIntervalSeconds}
+        effectiveIntervalSeconds={data.effectiveSnapshotIntervalSeconds}
+      />
       <div className="two-columns">
         <PolicySection envId={data.id} />
         <AcknowledgedQueries envId={data.id} />

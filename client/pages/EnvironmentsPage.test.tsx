@@ -35,9 +35,7 @@ describe('/environments', () => {
     expect(screen.getByText('Slug may contain only lowercase letters, digits and hyphens')).toBeTruthy();
     expect(slug.getAttribute('aria-invalid')).toBe('true');
     // the message is what assistive technology reads with the field
-    expect(document.getElementById(slug.getAttribute('aria-describedby')!)?.textContent).toBe(
-      'Slug may contain only lowercase letters, digits and hyphens',
-    );
+    expect(document.getElementById(slug.getAttribute('aria-describedby')!)?.textContent).toBe('Slug may contain only lowercase letters, digits and hyphens');
 
     // a slug typed by hand is kept when the name changes
     await user.clear(slug);

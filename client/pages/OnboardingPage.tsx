@@ -9,14 +9,7 @@ import { DemoCard } from '../components/demo/DemoCard';
 import { SchemaFilterFields, useSchemaFilterFields, type SchemaFilterState } from '../components/SchemaFilterFields';
 import { useAnalyzerHealth } from '../hooks/useAnalyzerHealth';
 import { useLocalStorage } from '../hooks/useLocalStorage';
-import {
-  ANALYZER_URL_STORAGE_KEY,
-  AnalyzerError,
-  DEFAULT_ANALYZER_URL,
-  normalizeAnalyzerUrl,
-  syncDatabase,
-  validateAnalyzerUrl,
-} from '../lib/analyzer';
+import { ANALYZER_URL_STORAGE_KEY, AnalyzerError, DEFAULT_ANALYZER_URL, normalizeAnalyzerUrl, syncDatabase, validateAnalyzerUrl } from '../lib/analyzer';
 import { validate } from '../lib/errors';
 import { useSync } from '../sync-context';
 
@@ -32,8 +25,7 @@ function StartInstructions() {
           From a querytrail checkout: <code className="command">{ANALYZER_NPM_COMMAND}</code>
         </li>
         <li>
-          Or with Docker (image built with <code>docker build -t querytrail .</code>):{' '}
-          <code className="command">{ANALYZER_DOCKER_COMMAND}</code>
+          Or with Docker (image built with <code>docker build -t querytrail .</code>): <code className="command">{ANALYZER_DOCKER_COMMAND}</code>
         </li>
       </ul>
       <p className="muted">This page checks again every 10 seconds.</p>
@@ -155,8 +147,8 @@ export function OnboardingPage() {
         <div>
           <h1>Analyze a PostgreSQL database</h1>
           <p className="lead">
-            The analyzer runs on your machine, connects to your database read-only and hands its schema and query statistics to
-            this page. The data stays on your machine.
+            The analyzer runs on your machine, connects to your database read-only and hands its schema and query statistics to this page. The data stays on
+            your machine.
           </p>
         </div>
       </header>
@@ -179,12 +171,7 @@ export function OnboardingPage() {
           hint="Read-only access to the schema and statistics views is enough. The connection string goes to the analyzer only."
           required
         />
-        <AdvancedSettings
-          urlDraft={urlDraft}
-          onUrlChange={onUrlChange}
-          urlError={urlError}
-          filters={filters}
-        />
+        <AdvancedSettings urlDraft={urlDraft} onUrlChange={onUrlChange} urlError={urlError} filters={filters} />
         {syncMutation.isError ? <SyncFailed error={syncMutation.error} /> : null}
         <div className="form-actions">
           <button type="submit" className="button button-primary" disabled={syncMutation.isPending}>

@@ -51,7 +51,10 @@ describe('with an identity provider', () => {
     renderApp('/environments', { trpcUrl: server.trpcUrl, session: alice });
     await screen.findByRole('heading', { name: 'Environments' }, { timeout: 10_000 });
     // signed out elsewhere (another tab): this page does not know yet
-    const logout = await fetch(`${server.url}/auth/logout`, { method: 'POST', headers: { cookie: alice.cookie, origin: server.url, 'x-csrf-token': alice.csrfToken } });
+    const logout = await fetch(`${server.url}/auth/logout`, {
+      method: 'POST',
+      headers: { cookie: alice.cookie, origin: server.url, 'x-csrf-token': alice.csrfToken },
+    });
     expect(logout.status).toBe(204);
 
     await user.type(screen.getByLabelText('Name'), 'Checkout');

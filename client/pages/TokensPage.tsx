@@ -49,9 +49,20 @@ function CreateTokenForm({ onCreated }: { onCreated: (created: { name: string; t
   };
 
   return (
-    <SubForm title="Make a token" onSubmit={onSubmit} error={form.formError} submit={{ pending: create.isPending, label: 'Make token', pendingLabel: 'Making…' }}>
+    <SubForm
+      title="Make a token"
+      onSubmit={onSubmit}
+      error={form.formError}
+      submit={{ pending: create.isPending, label: 'Make token', pendingLabel: 'Making…' }}
+    >
       <FieldRow>
-        <TextField label="Name" {...form.field('name', name, setName, nameError, { untilSubmit: true })} placeholder="deploy script" hint="What uses it, to know it again." autoComplete="off" />
+        <TextField
+          label="Name"
+          {...form.field('name', name, setName, nameError, { untilSubmit: true })}
+          placeholder="deploy script"
+          hint="What uses it, to know it again."
+          autoComplete="off"
+        />
         <TextField
           label="Expires after (days)"
           {...form.field('expiresInDays', days, setDays, daysError)}

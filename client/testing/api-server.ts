@@ -72,7 +72,9 @@ async function startControl(target: TestServer): Promise<http.Server> {
 const control = team ? await startControl(server) : undefined;
 const controlUrl = control ? `http://127.0.0.1:${(control.address() as AddressInfo).port}` : undefined;
 
-process.stdout.write(`${JSON.stringify({ url: server.url, analyzerUrl: analyzer?.url, productionUrl, controlUrl, apiToken: team ? BREAK_GLASS : undefined })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ url: server.url, analyzerUrl: analyzer?.url, productionUrl, controlUrl, apiToken: team ? BREAK_GLASS : undefined })}\n`,
+);
 const stop = () => {
   control?.close();
   void Promise.all([server.close(), analyzer?.close(), production?.stop()]).finally(() => process.exit(0));

@@ -33,7 +33,13 @@ const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'api-serv
  * production history. team: a team server (API_TOKEN set) where people sign in (signIn);
  * identityProvider: one whose /auth/config says it has an identity provider (none answers there).
  */
-export async function startApiServer({ analyzer = false, production = false, statStatements = false, team = false, identityProvider = false } = {}): Promise<ApiServer> {
+export async function startApiServer({
+  analyzer = false,
+  production = false,
+  statStatements = false,
+  team = false,
+  identityProvider = false,
+} = {}): Promise<ApiServer> {
   const args = [
     '--import',
     'tsx',

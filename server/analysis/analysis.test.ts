@@ -21,7 +21,6 @@ afterAll(async () => {
   await stopTestPostgres();
 });
 
-
 describe.each(BACKENDS)('query analysis with production statistics (%s)', (backend) => {
   let server: TestServer;
   const api = (path: string, init: { method?: string; json?: unknown } = {}) => requestJson(`${server.url}/api${path}`, init);

@@ -35,7 +35,11 @@ describe('analysis while the shadow planners are busy', () => {
       const { status } = await startAnalysis(server.services, body.id, { slots });
       await waitForAnalysis(status.id);
       const latest = await api(`/env/${body.id}/analyze`);
-      expect(latest.body).toMatchObject({ status: 'failed', phase: 'failed', error: 'Every shadow planner is busy and the queue is full; try again in a minute.' });
+      expect(latest.body).toMatchObject({
+        status: 'failed',
+        phase: 'failed',
+        error: 'Every shadow planner is busy and the queue is full; try again in a minute.',
+      });
     } finally {
       release();
       await occupied;

@@ -21,7 +21,12 @@ export async function explainQuery(services: Services, environmentId: string, sq
   const refused = refusalReason(sql);
   if (refused) throw badRequest(`Query ${refused}`, [{ path: 'sql', message: refused }]);
   const hash = fingerprintOf(sql);
-  const [production] = await requireProductionConnections(services.store.db, services.secrets, environmentId, 'so a query can be planned against its statistics');
+  const [production] = await requireProductionConnections(
+    services.store.db,
+    services.secrets,
+    environmentId,
+    'so a query can be planned against its statistics',
+  );
   const refs = queryRefs([sql]);
   try {
     const snapshot = await currentSnapshot(services, environmentId, { maxAgeMs: services.config.snapshotMaxAgeSeconds * 1000, scope: refs });

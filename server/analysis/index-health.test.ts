@@ -96,7 +96,10 @@ describe.each(BACKENDS)('index health of an environment (%s)', (backend) => {
   it('refuses an unknown index with a 400 naming it', async () => {
     const res = await api(`/env/${env}/analyze`, { method: 'POST', json: { hiddenIndexes: ['items_note_idx', 'public.nope_idx'] } });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'validation_failed', issues: [{ path: 'hiddenIndexes.1', message: expect.stringContaining('public.nope_idx') }] });
+    expect(res.body.error).toMatchObject({
+      code: 'validation_failed',
+      issues: [{ path: 'hiddenIndexes.1', message: expect.stringContaining('public.nope_idx') }],
+    });
     expect(res.body.error.message).toContain('public.nope_idx');
   });
 });

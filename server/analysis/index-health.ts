@@ -62,11 +62,15 @@ export async function withDropEffects(input: DropEffectsInput): Promise<IndexHea
     const using = input.planned.filter((p) => p.indexesUsed.includes(key)).flatMap((p) => byHash.get(p.hash) ?? []);
     if (using.length === 0) effects.set(entry, { queriesUsing: 0, slower: [], safeToDrop: true, error: null });
     else if (!inSnapshot.has(key)) effects.set(entry, notTried(using.length, 'Not in the production snapshot the analysis planned on.'));
-    else if (drops.length >= MAX_TRIED_INDEXES) effects.set(entry, notTried(using.length, `Not tried: an analysis tries at most ${MAX_TRIED_INDEXES} indexes.`));
+    else if (drops.length >= MAX_TRIED_INDEXES)
+      effects.set(entry, notTried(using.length, `Not tried: an analysis tries at most ${MAX_TRIED_INDEXES} indexes.`));
     else drops.push({ entry, drop: { schema: entry.schema, name: entry.name, queries: using.slice(0, MAX_QUERIES_PER_INDEX) } });
   }
   if (drops.length > 0) {
-    const tried = await runWhatIfDrops(input, drops.map((d) => d.drop));
+    const tried = await runWhatIfDrops(
+      input,
+      drops.map((d) => d.drop),
+    );
     for (const { entry, drop } of drops) {
       const result = tried.find((r) => r.schema === drop.schema && r.name === drop.name);
       const using = input.planned.filter((p) => p.indexesUsed.includes(`${entry.schema}.${entry.name}`)).length;

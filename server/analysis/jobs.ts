@@ -118,7 +118,12 @@ async function runAnalysisJob(services: Services, job: AnalysisJob): Promise<voi
   let connectionString: string;
   let schemaFilters: SchemaFilters;
   try {
-    [{ connectionString, schemaFilters }] = await requireProductionConnections(db, services.secrets, job.environmentId, 'so its planner statistics can be used');
+    [{ connectionString, schemaFilters }] = await requireProductionConnections(
+      db,
+      services.secrets,
+      job.environmentId,
+      'so its planner statistics can be used',
+    );
   } catch (error) {
     // removed since, or sealed under another SECRET_KEY: said on the analysis, not retried
     await db
@@ -129,7 +134,12 @@ async function runAnalysisJob(services: Services, job: AnalysisJob): Promise<voi
   }
   const slots = localSlots.get(job.analysisId);
   localSlots.delete(job.analysisId);
-  await runAnalysis(services, job.analysisId, job.environmentId, connectionString, { budget: job.budget, hiddenIndexes: job.hiddenIndexes, slots, schemaFilters });
+  await runAnalysis(services, job.analysisId, job.environmentId, connectionString, {
+    budget: job.budget,
+    hiddenIndexes: job.hiddenIndexes,
+    slots,
+    schemaFilters,
+  });
 }
 
 async function readStatus(db: Db, id: string): Promise<AnalysisStatus> {
@@ -191,7 +201,11 @@ async function runAnalysis(services: Services, id: string, environmentId: string
     lastWrite = now;
     // progress writes are serialised so an older one never lands after a newer one
     pending = pending.then(() =>
-      db.update(analysisRuns).set({ phase: p.phase, done: p.done, total: p.total }).where(eq(analysisRuns.id, id)).catch(() => undefined),
+      db
+        .update(analysisRuns)
+        .set({ phase: p.phase, done: p.done, total: p.total })
+        .where(eq(analysisRuns.id, id))
+        .catch(() => undefined),
     );
   };
   try {
@@ -243,10 +257,7 @@ async function runAnalysis(services: Services, id: string, environmentId: string
   } catch (error) {
     await pending;
     const message = redactConnectionString(error instanceof Error ? error.message : String(error), connectionString);
-    await db
-      .update(analysisRuns)
-      .set({ status: 'failed', phase: 'failed', error: message, finishedAt: new Date() })
-      .where(eq(analysisRuns.id, id));
+    await db.update(analysisRuns).set({ status: 'failed', phase: 'failed', error: message, finishedAt: new Date() }).where(eq(analysisRuns.id, id));
   }
 }
 
@@ -273,7 +284,18 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
   if (whatIf) {
     await db
       .update(analysisRuns)
-      .set({ status: 'done', phase: 'done', done: rows.length, total: rows.length, queryCount: rows.length, warnings: result.warnings, indexes: result.indexes, ...curveOf(result), hiddenEffect: result.hiddenEffect ?? null, finishedAt: new Date() })
+      .set({
+        status: 'done',
+        phase: 'done',
+        done: rows.length,
+        total: rows.length,
+        queryCount: rows.length,
+        warnings: result.warnings,
+        indexes: result.indexes,
+        ...curveOf(result),
+        hiddenEffect: result.hiddenEffect ?? null,
+        finishedAt: new Date(),
+      })
       .where(eq(analysisRuns.id, id));
     return;
   }

@@ -19,10 +19,7 @@ interface BaselineRow extends Record<string, unknown> {
 
 /** The run's queries, most costly first, each with its baseline figures and what changed; 404 for an unknown run. */
 export async function compareRun(db: Db, id: string): Promise<CiRunAnalysis> {
-  const [run] = await db
-    .select({ id: ciRuns.id, repo: ciRuns.repo, branch: ciRuns.branch, createdAt: ciRuns.createdAt })
-    .from(ciRuns)
-    .where(eq(ciRuns.id, id));
+  const [run] = await db.select({ id: ciRuns.id, repo: ciRuns.repo, branch: ciRuns.branch, createdAt: ciRuns.createdAt }).from(ciRuns).where(eq(ciRuns.id, id));
   if (!run) throw notFound(`CI run ${id}`);
   // the run by its key through the builder; choosing its baseline and pairing the two runs' queries are run-diff.sql.ts
   const [baseline] = await rowsOf<BaselineRow>(db, baselineRun(run));

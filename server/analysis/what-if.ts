@@ -39,13 +39,24 @@ export function readIndexFindings(connectionString: string, schemaFilters?: Sche
  * The findings with their drop effects, tried against the analysis's plans. Without plans (an
  * empty catalog) no catalog query reads any index. A read that failed is a warning.
  */
-export async function healthWithEffects(found: IndexHealth | Error, planning: PlanningContext | undefined, warnings: string[], connectionString: string): Promise<IndexHealth | undefined> {
+export async function healthWithEffects(
+  found: IndexHealth | Error,
+  planning: PlanningContext | undefined,
+  warnings: string[],
+  connectionString: string,
+): Promise<IndexHealth | undefined> {
   if (found instanceof Error) {
     warnings.push(`Index health could not be read: ${redactConnectionString(found.message, connectionString)}`);
     return undefined;
   }
   if (!planning) {
-    return { ...found, indexes: found.indexes.map((e) => ({ ...e, dropEffect: e.kinds.some((k) => k !== 'invalid') ? { queriesUsing: 0, slower: [], safeToDrop: true, error: null } : null })) };
+    return {
+      ...found,
+      indexes: found.indexes.map((e) => ({
+        ...e,
+        dropEffect: e.kinds.some((k) => k !== 'invalid') ? { queriesUsing: 0, slower: [], safeToDrop: true, error: null } : null,
+      })),
+    };
   }
   return withDropEffects({
     health: found,
@@ -70,7 +81,9 @@ export async function whatIfResult(
     snapshotId: snapshot.id,
     snapshot: withoutIndexes(snapshot.snapshot, resolved.indexes),
     // The cache key keeps its "hidden:" prefix: plans cached under it stay valid.
-    digest: `hidden:${createHash('sha256').update([...input.dropped].sort().join('\n')).digest('hex')}`,
+    digest: `hidden:${createHash('sha256')
+      .update([...input.dropped].sort().join('\n'))
+      .digest('hex')}`,
     queries: input.queries,
     withPlans: true,
     shadows: warmShadows(input.services.config),

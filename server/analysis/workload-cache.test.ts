@@ -57,7 +57,10 @@ describe.each(BACKENDS)('the workload choice through the plan cache (%s)', (back
       const result = await analyze(env);
       expect(result.status, round).toBe('done');
       const onItems = result.indexes.filter((i) => /ON public\.items /.test(i.createIndex));
-      expect(onItems.map((i) => i.columns), round).toEqual([['a', 'b']]);
+      expect(
+        onItems.map((i) => i.columns),
+        round,
+      ).toEqual([['a', 'b']]);
       expect([...onItems[0]!.queries].sort(), round).toEqual([...hashes].sort());
     }
   });

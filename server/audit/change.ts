@@ -19,7 +19,13 @@ const TARGET_FIELDS = ['connectionId', 'webhookId', 'tokenId', 'email', 'repo', 
 
 export async function auditChange(
   ctx: Context,
-  change: { path: string; input: Record<string, unknown>; before: unknown; output: unknown; settings?: (db: Context['store']['db'], input: Record<string, unknown>) => Promise<unknown> },
+  change: {
+    path: string;
+    input: Record<string, unknown>;
+    before: unknown;
+    output: unknown;
+    settings?: (db: Context['store']['db'], input: Record<string, unknown>) => Promise<unknown>;
+  },
 ): Promise<void> {
   if (!ctx.principal) return;
   const output = change.output && typeof change.output === 'object' ? (change.output as Record<string, unknown>) : {};

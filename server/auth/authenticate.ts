@@ -75,7 +75,14 @@ async function tokenPrincipal(store: Store, value: string): Promise<Resolved> {
   const parsed = parseToken(value);
   if (!parsed) throw new CredentialsRefused('Unknown bearer token');
   const [row] = await store.read<
-    Partial<PersonRow> & { kind: 'personal' | 'ci'; token_name: string; scopes: TokenScope[] | string; secret_hash: string; environment_id: string | null; stale: boolean }
+    Partial<PersonRow> & {
+      kind: 'personal' | 'ci';
+      token_name: string;
+      scopes: TokenScope[] | string;
+      secret_hash: string;
+      environment_id: string | null;
+      stale: boolean;
+    }
   >({ ...TOKEN_LOOKUP, values: [parsed.id] });
   // the same answer for an unknown, revoked, expired or wrong token: nothing to learn from it
   if (!row || row.kind !== parsed.kind || !secretMatches(parsed.secret, row.secret_hash)) throw new CredentialsRefused('Unknown, revoked or expired token');
@@ -181,23 +188,25 @@ export function authenticate(
     if (!readsCredentials(req)) return next();
     // without it (LISTEN refused) every request is looked up, which is never wrong
     cache ??= isTeamMode(config) ? openPrincipalCache(store).catch(() => undefined) : Promise.resolve(undefined);
-    cache.then((opened) => principalOf(req, store, config, opened)).then(
-      (principal) => {
-        if (principal) {
-          const crossSite = crossSiteRefusal(req, principal, config);
-          if (crossSite) return refuse(res, 403, 'origin_not_allowed', crossSite);
-        }
-        (res.locals as Authenticated).principal = principal;
-        next();
-      },
-      (error: unknown) => {
-        if (error instanceof CredentialsRefused) {
-          res.setHeader('WWW-Authenticate', 'Bearer');
-          return refuse(res, 401, 'unauthorized', error.message);
-        }
-        if (error instanceof CredentialsUnverifiable) return refuse(res, 503, 'upstream_unavailable', error.message);
-        next(error);
-      },
-    );
+    cache
+      .then((opened) => principalOf(req, store, config, opened))
+      .then(
+        (principal) => {
+          if (principal) {
+            const crossSite = crossSiteRefusal(req, principal, config);
+            if (crossSite) return refuse(res, 403, 'origin_not_allowed', crossSite);
+          }
+          (res.locals as Authenticated).principal = principal;
+          next();
+        },
+        (error: unknown) => {
+          if (error instanceof CredentialsRefused) {
+            res.setHeader('WWW-Authenticate', 'Bearer');
+            return refuse(res, 401, 'unauthorized', error.message);
+          }
+          if (error instanceof CredentialsUnverifiable) return refuse(res, 503, 'upstream_unavailable', error.message);
+          next(error);
+        },
+      );
   };
 }

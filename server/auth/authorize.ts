@@ -20,7 +20,10 @@ const idIn = (input: Record<string, unknown>, key: string): string | undefined =
 /** The environments a principal may see at `role` or above: null means all (admins). */
 export function visibleEnvironments(principal: Principal, role: EnvRole = 'viewer'): string[] | null {
   if (isAdmin(principal)) return null;
-  if (principal.kind === 'person') return Object.entries(principal.memberships).filter(([, r]) => envRoleAtLeast(r, role)).map(([id]) => id);
+  if (principal.kind === 'person')
+    return Object.entries(principal.memberships)
+      .filter(([, r]) => envRoleAtLeast(r, role))
+      .map(([id]) => id);
   if (principal.kind === 'ci-token') return [principal.environmentId];
   return [];
 }
@@ -99,7 +102,9 @@ async function checkRepositoryId(store: Store, link: { id: string; ci_repository
   } else if (link.ci_repository_id === repositoryId) {
     return;
   }
-  throw forbidden(`This CI ID token is for another repository named ${repo} than the one linked (its id differs): unlink and link ${repo} again if it was moved`);
+  throw forbidden(
+    `This CI ID token is for another repository named ${repo} than the one linked (its id differs): unlink and link ${repo} again if it was moved`,
+  );
 }
 
 function checkScope(principal: Principal, type: 'query' | 'mutation' | 'subscription') {

@@ -56,8 +56,7 @@ describe.each(BACKENDS)('CI ID tokens on %s', (backend) => {
 
   const api = (method: string, path: string, bearer: string, json?: unknown) =>
     requestJson(`${server.url}/api${path}`, { method, json, headers: { authorization: `Bearer ${bearer}` } });
-  const storedRuns = async (on = server) =>
-    (await rowsOf<{ n: number }>(on.services.store.db, sql`SELECT count(*)::int AS n FROM ci_runs`))[0]!.n;
+  const storedRuns = async (on = server) => (await rowsOf<{ n: number }>(on.services.store.db, sql`SELECT count(*)::int AS n FROM ci_runs`))[0]!.n;
 
   beforeAll(async () => {
     server = await startTestServer(await openTestServices(backend, serverConfig()));
@@ -109,7 +108,11 @@ describe.each(BACKENDS)('CI ID tokens on %s', (backend) => {
       ['another audience', await valid({ aud: 'https://pypi.org' }), /audience is not "querytrail"/],
       ['an issuer not configured', await valid({}, stranger), /issuer is not one this server accepts/],
       ["a configured issuer's name, signed by another issuer's key", await valid({ iss: github.url }, enterprise), /key its issuer does not publish/],
-      ["a configured issuer's name and kid, signed by another issuer's key", await enterprise.mint({ aud: 'querytrail', iss: github.url }, { kid: github.kid }), /signature is not valid/],
+      [
+        "a configured issuer's name and kid, signed by another issuer's key",
+        await enterprise.mint({ aud: 'querytrail', iss: github.url }, { kid: github.kid }),
+        /signature is not valid/,
+      ],
       ['an expired token', await valid({ iat: now - 900, nbf: now - 900, exp: now - 120 }), /expired/],
       ['a token not valid yet', await valid({ nbf: now + 120, exp: now + 600 }), /not valid yet/],
       ['a token without a repository claim', await github.mint({ aud: 'querytrail' }, { omit: ['repository'] }), /no "repository" claim/],
@@ -174,8 +177,16 @@ describe.each(BACKENDS)('CI ID tokens on %s', (backend) => {
     let restricted: TestServer;
     beforeAll(async () => {
       restricted = await startTestServer(await openTestServices(backend, serverConfig({ CI_OIDC_BRANCHES: 'main, release/1.x' })));
-      const created = await requestJson(`${restricted.url}/api/env`, { method: 'POST', json: { name: 'App', slug: 'app' }, headers: { authorization: `Bearer ${ADMIN}` } });
-      await requestJson(`${restricted.url}/api/env/${created.body.id}/repos`, { method: 'POST', json: { repo: REPO }, headers: { authorization: `Bearer ${ADMIN}` } });
+      const created = await requestJson(`${restricted.url}/api/env`, {
+        method: 'POST',
+        json: { name: 'App', slug: 'app' },
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
+      await requestJson(`${restricted.url}/api/env/${created.body.id}/repos`, {
+        method: 'POST',
+        json: { repo: REPO },
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
     });
     afterAll(() => restricted?.close());
 
@@ -227,10 +238,12 @@ describe('verifyCiIdToken', () => {
     });
   });
 
-  it("refuses, without hanging, the tokens of a configured issuer whose discovery does not answer", async () => {
+  it('refuses, without hanging, the tokens of a configured issuer whose discovery does not answer', async () => {
     const gone = `http://127.0.0.1:${await freePort()}`;
     const token = await valid({ iss: gone }, stranger);
-    await expect(verifyCiIdToken(auth([gone]), token)).rejects.toThrow(/keys of http:\/\/127\.0\.0\.1:\d+ could not be found: http:\/\/127\.0\.0\.1:\d+\/\.well-known\/openid-configuration did not answer \(ECONNREFUSED\)/);
+    await expect(verifyCiIdToken(auth([gone]), token)).rejects.toThrow(
+      /keys of http:\/\/127\.0\.0\.1:\d+ could not be found: http:\/\/127\.0\.0\.1:\d+\/\.well-known\/openid-configuration did not answer \(ECONNREFUSED\)/,
+    );
     // and again from the remembered failure, without asking
     await expect(verifyCiIdToken(auth([gone]), token)).rejects.toThrow(/could not be found/);
     // not a wrong token but one that cannot be checked now: 503, which CI reads as querytrail unavailable
@@ -255,8 +268,12 @@ describe('verifyCiIdToken', () => {
 
   it('refuses GitLab tokens of a malformed project path, without a project, of another audience, or forged', async () => {
     const issuers = auth([github.url]);
-    await expect(verifyCiIdToken(issuers, await github.mintGitlab({ project_path: 'acme/../app' }))).rejects.toThrow(/"project_path" claim is not a project path/);
-    await expect(verifyCiIdToken(issuers, await github.mintGitlab({}, { omit: ['project_path'] }))).rejects.toThrow(/no "repository" claim \(GitHub\) nor "project_path" claim \(GitLab\)/);
+    await expect(verifyCiIdToken(issuers, await github.mintGitlab({ project_path: 'acme/../app' }))).rejects.toThrow(
+      /"project_path" claim is not a project path/,
+    );
+    await expect(verifyCiIdToken(issuers, await github.mintGitlab({}, { omit: ['project_path'] }))).rejects.toThrow(
+      /no "repository" claim \(GitHub\) nor "project_path" claim \(GitLab\)/,
+    );
     await expect(verifyCiIdToken(issuers, await github.mintGitlab({ aud: 'https://gitlab.com' }))).rejects.toThrow(/audience is not "querytrail"/);
     await expect(verifyCiIdToken(issuers, await github.mintGitlab({}, { key: forger }))).rejects.toThrow(/signature is not valid/);
     await expect(verifyCiIdToken(auth([enterprise.url]), await github.mintGitlab())).rejects.toThrow(/issuer is not one this server accepts/);

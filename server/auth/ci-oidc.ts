@@ -191,7 +191,8 @@ const GITLAB_CLAIMS: CiClaims = {
 };
 
 /** GitLab's tokens name a project_path and no repository; every other token is read as GitHub's. */
-const claimsOf = (payload: JWTPayload): CiClaims => (typeof payload.project_path === 'string' && payload.repository === undefined ? GITLAB_CLAIMS : GITHUB_CLAIMS);
+const claimsOf = (payload: JWTPayload): CiClaims =>
+  typeof payload.project_path === 'string' && payload.repository === undefined ? GITLAB_CLAIMS : GITHUB_CLAIMS;
 
 /** The principal of a CI job's ID token; throws CredentialsRefused (401) for any token it does not accept. */
 export async function verifyCiIdToken(auth: AuthConfig, token: string): Promise<CiOidcPrincipal> {
@@ -235,7 +236,9 @@ export async function verifyCiIdToken(auth: AuthConfig, token: string): Promise<
   const subject = stringClaim(payload, 'sub');
   if (!repository) {
     if (ci === GITLAB_CLAIMS) throw refused('its "project_path" claim is not a project path');
-    throw refused(payload.repository === undefined ? 'it has no "repository" claim (GitHub) nor "project_path" claim (GitLab)' : 'its "repository" claim is not owner/name');
+    throw refused(
+      payload.repository === undefined ? 'it has no "repository" claim (GitHub) nor "project_path" claim (GitLab)' : 'its "repository" claim is not owner/name',
+    );
   }
   if (!subject) throw refused('its "sub" claim is empty');
   const ref = ci.ref(payload);

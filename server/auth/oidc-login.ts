@@ -57,7 +57,11 @@ async function discover(oidc: OidcConfig): Promise<client.Configuration> {
     for (const run of execute) run(configuration);
     return configuration;
   } catch (error) {
-    throw new SignInRefused(502, 'upstream_unavailable', `The identity provider ${oidc.issuer} could not be reached or did not answer as an OpenID provider: ${(error as Error).message}`);
+    throw new SignInRefused(
+      502,
+      'upstream_unavailable',
+      `The identity provider ${oidc.issuer} could not be reached or did not answer as an OpenID provider: ${(error as Error).message}`,
+    );
   }
 }
 
@@ -121,7 +125,11 @@ export async function finishSignIn(
   const state = params.get('state');
   if (!state) throw new SignInRefused(400, 'validation_failed', 'Sign-in answer without a state: start again from the sign-in page');
   if (!browserState || !sameSecret(state, browserState)) {
-    throw new SignInRefused(400, 'validation_failed', 'This sign-in state is not the one this browser started with (or it was started in another browser or tab): start again from the sign-in page');
+    throw new SignInRefused(
+      400,
+      'validation_failed',
+      'This sign-in state is not the one this browser started with (or it was started in another browser or tab): start again from the sign-in page',
+    );
   }
   const [attempt] = await db
     .delete(signInAttempts)
@@ -153,7 +161,10 @@ export async function finishSignIn(
   const idClaims = tokens.claims()!;
   let claims: SignedInClaims = idClaims;
   // many providers put only `sub` in the ID token when an access token comes with it; the rest is at userinfo
-  if ((idClaims.email === undefined || (oidc.allowedGroups.length && idClaims[oidc.groupsClaim] === undefined)) && configuration.serverMetadata().userinfo_endpoint) {
+  if (
+    (idClaims.email === undefined || (oidc.allowedGroups.length && idClaims[oidc.groupsClaim] === undefined)) &&
+    configuration.serverMetadata().userinfo_endpoint
+  ) {
     try {
       const userinfo = await client.fetchUserInfo(configuration, tokens.access_token, idClaims.sub);
       claims = { ...userinfo, ...idClaims };

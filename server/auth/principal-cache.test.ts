@@ -44,7 +44,10 @@ describe.each(['pglite', 'postgres'] as const)('principals kept in memory on the
     const other = await requestAs(server, breakGlass, '/api/env', { method: 'POST', json: { name: 'Other', slug: 'other' } });
     const otherId = (other.body as { id: string }).id;
     expect((await requestAs(server, viewer, `/api/env/${otherId}`)).status).toBe(404);
-    await server.services.store.db.update(users).set({ role: 'admin' }).where(sql`id = ${viewer.userId}`);
+    await server.services.store.db
+      .update(users)
+      .set({ role: 'admin' })
+      .where(sql`id = ${viewer.userId}`);
     expect((await requestAs(server, viewer, `/api/env/${otherId}`)).status).toBe(200);
 
     expect((await requestAs(server, viewer, `/api/tokens/${token.id}`, { method: 'DELETE' })).status).toBe(204);
@@ -60,7 +63,10 @@ describe.each(['pglite', 'postgres'] as const)('principals kept in memory on the
     await grant(server, envId, person.name, 'viewer');
     const token = await personalToken(server, person, ['read'], 'short-lived');
     const expiresAt = new Date(Date.now() + 1500);
-    await server.services.store.db.update(apiTokens).set({ expiresAt }).where(sql`id = ${token.id}`);
+    await server.services.store.db
+      .update(apiTokens)
+      .set({ expiresAt })
+      .where(sql`id = ${token.id}`);
     const before = await requestAs(server, token, `/api/env/${envId}`);
     // on a machine too busy to ask within the token's life, there is nothing left to show
     if (Date.now() < expiresAt.getTime()) expect(before.status).toBe(200);
@@ -75,7 +81,10 @@ describe.each(['pglite', 'postgres'] as const)('principals kept in memory on the
     expect(await cache.get('kept')).toBe(principal);
     await cache.remember('raced', async () => {
       // the revocation lands between the lookup and its being kept
-      await server.services.store.db.update(apiTokens).set({ revokedAt: new Date() }).where(sql`false`);
+      await server.services.store.db
+        .update(apiTokens)
+        .set({ revokedAt: new Date() })
+        .where(sql`false`);
       return { principal, validUntilMs: null };
     });
     expect(await cache.get('raced')).toBeUndefined();
@@ -149,22 +158,30 @@ describe('principals kept in memory by several servers of one PostgreSQL store',
       text: `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'querytrail-listen'`,
       values: [],
     });
-    await a.services.store.db.update(apiTokens).set({ revokedAt: new Date() }).where(sql`id = ${token.id}`);
+    await a.services.store.db
+      .update(apiTokens)
+      .set({ revokedAt: new Date() })
+      .where(sql`id = ${token.id}`);
     expect((await requestAs(b, token, `/api/env/${envId}`)).status).toBe(401);
 
     // listening again, the servers keep answers and hear revocations as before
     const next = await personalToken(a, person, ['read'], 'after');
-    await expect.poll(async () => {
-      const rows = await a.services.store.read<{ n: number }>({
-        name: 'test_count_listeners',
-        text: `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'querytrail-listen'`,
-        values: [],
-      });
-      // each request past the retry interval asks for the connection again
-      await requestAs(b, next, `/api/env/${envId}`);
-      await requestAs(a, next, `/api/env/${envId}`);
-      return rows[0]!.n;
-    }, { timeout: 30_000 }).toBe(2);
+    await expect
+      .poll(
+        async () => {
+          const rows = await a.services.store.read<{ n: number }>({
+            name: 'test_count_listeners',
+            text: `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'querytrail-listen'`,
+            values: [],
+          });
+          // each request past the retry interval asks for the connection again
+          await requestAs(b, next, `/api/env/${envId}`);
+          await requestAs(a, next, `/api/env/${envId}`);
+          return rows[0]!.n;
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(2);
     expect((await requestAs(b, next, `/api/env/${envId}`)).status).toBe(200);
     expect((await requestAs(a, person, `/api/tokens/${next.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await requestAs(b, next, `/api/env/${envId}`)).status).toBe(401);

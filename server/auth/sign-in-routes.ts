@@ -25,7 +25,12 @@ type OidcConfig = NonNullable<AuthConfig['oidc']>;
  * provider's redirect back is a top-level navigation from its site, which Lax cookies go with.
  */
 const attemptCookieName = (auth: AuthConfig) => (auth.publicUrl?.startsWith('https://') ? '__Host-querytrail_sign_in' : 'querytrail_sign_in');
-const attemptCookieOptions = (auth: AuthConfig) => ({ httpOnly: true, secure: auth.publicUrl?.startsWith('https://') ?? false, sameSite: 'lax' as const, path: '/' });
+const attemptCookieOptions = (auth: AuthConfig) => ({
+  httpOnly: true,
+  secure: auth.publicUrl?.startsWith('https://') ?? false,
+  sameSite: 'lax' as const,
+  path: '/',
+});
 
 function cookieValue(req: Request, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
@@ -38,8 +43,10 @@ function cookieValue(req: Request, name: string): string | undefined {
 /** Who may sign in, by the claims the provider vouched for: an email (not one it says is unverified), OIDC_ALLOWED_DOMAINS, OIDC_ALLOWED_GROUPS. */
 export function personOf(claims: SignedInClaims, oidc: OidcConfig): { email: string; name: string } {
   const email = emailSchema.safeParse(claims.email);
-  if (!email.success) throw new SignInRefused(403, 'forbidden', 'The identity provider gave no email address for this account: querytrail knows people by email');
-  if (claims.email_verified === false) throw new SignInRefused(403, 'forbidden', `The identity provider says ${email.data} is not verified: verify it there, then sign in again`);
+  if (!email.success)
+    throw new SignInRefused(403, 'forbidden', 'The identity provider gave no email address for this account: querytrail knows people by email');
+  if (claims.email_verified === false)
+    throw new SignInRefused(403, 'forbidden', `The identity provider says ${email.data} is not verified: verify it there, then sign in again`);
   const domain = email.data.slice(email.data.lastIndexOf('@') + 1);
   if (oidc.allowedDomains.length && !oidc.allowedDomains.includes(domain)) {
     throw new SignInRefused(403, 'forbidden', `${email.data} may not sign in: only addresses at ${oidc.allowedDomains.join(', ')} may (OIDC_ALLOWED_DOMAINS)`);
@@ -48,7 +55,11 @@ export function personOf(claims: SignedInClaims, oidc: OidcConfig): { email: str
     const claimed = claims[oidc.groupsClaim];
     const groups = Array.isArray(claimed) ? claimed : typeof claimed === 'string' ? [claimed] : [];
     if (!groups.some((g) => oidc.allowedGroups.includes(String(g)))) {
-      throw new SignInRefused(403, 'forbidden', `${email.data} may not sign in: only members of ${oidc.allowedGroups.join(', ')} may (OIDC_ALLOWED_GROUPS, read from the "${oidc.groupsClaim}" claim)`);
+      throw new SignInRefused(
+        403,
+        'forbidden',
+        `${email.data} may not sign in: only members of ${oidc.allowedGroups.join(', ')} may (OIDC_ALLOWED_GROUPS, read from the "${oidc.groupsClaim}" claim)`,
+      );
     }
   }
   const name = [claims.name, claims.preferred_username].find((v): v is string => typeof v === 'string' && v.trim() !== '')?.trim() ?? email.data;
@@ -146,10 +157,18 @@ export function createSignInRouter(services: Services) {
         return sendError(res, { status: 401, code: 'unauthorized', message: 'Not signed in: there is no session to end' });
       }
       const body: unknown = req.body;
-      const everywhere = req.query.everywhere === '1' || req.query.everywhere === 'true' || (typeof body === 'object' && body !== null && (body as { everywhere?: unknown }).everywhere === true);
+      const everywhere =
+        req.query.everywhere === '1' ||
+        req.query.everywhere === 'true' ||
+        (typeof body === 'object' && body !== null && (body as { everywhere?: unknown }).everywhere === true);
       if (everywhere) await endEverySession(store.db, principal.userId);
       else await endSession(store.db, principal.via.session.idHash);
-      await recordAudit(store.db, { principal, sourceAddress: req.socket.remoteAddress, action: everywhere ? 'auth.sign-out-everywhere' : 'auth.sign-out', target: principal.email });
+      await recordAudit(store.db, {
+        principal,
+        sourceAddress: req.socket.remoteAddress,
+        action: everywhere ? 'auth.sign-out-everywhere' : 'auth.sign-out',
+        target: principal.email,
+      });
       clearSessionCookie(res, auth());
       res.status(204).end();
     }),

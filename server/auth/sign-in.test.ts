@@ -92,7 +92,11 @@ const me = (server: TestServer, cookie: string) => requestJson(`${server.url}/ap
 
 /** POST /auth/logout as the SPA sends it: the page's Origin and the CSRF token. */
 const signOut = (server: TestServer, session: { cookie: string; csrfToken: string }, json?: unknown, query = '') =>
-  requestJson(`${server.url}/auth/logout${query}`, { method: 'POST', json, headers: { cookie: session.cookie, origin: server.url, 'x-csrf-token': session.csrfToken } });
+  requestJson(`${server.url}/auth/logout${query}`, {
+    method: 'POST',
+    json,
+    headers: { cookie: session.cookie, origin: server.url, 'x-csrf-token': session.csrfToken },
+  });
 
 const count = async (server: TestServer, table: typeof sessions | typeof users | typeof signInAttempts) =>
   Number((await server.services.store.db.select({ n: sql<number>`count(*)` }).from(table))[0]!.n);
@@ -140,7 +144,14 @@ describe.each(BACKENDS)('sign-in with OpenID Connect on %s', (backend) => {
     const cookie = `${SESSION_COOKIE}=${jar.get(server.url, SESSION_COOKIE)}`;
     const ada = await me(server, cookie);
     expect(ada.status).toBe(200);
-    expect(ada.body).toMatchObject({ email: 'ada@example.com', name: 'Ada Lovelace', role: 'admin', mode: 'team', via: 'session', csrfToken: expect.any(String) });
+    expect(ada.body).toMatchObject({
+      email: 'ada@example.com',
+      name: 'Ada Lovelace',
+      role: 'admin',
+      mode: 'team',
+      via: 'session',
+      csrfToken: expect.any(String),
+    });
     // the attempt is gone once used; the sign-in is in the audit log
     expect(await count(server, signInAttempts)).toBe(0);
     const [entry] = await server.services.store.db.select().from(auditLog).where(eq(auditLog.action, 'auth.sign-in'));
@@ -244,7 +255,7 @@ describe.each(BACKENDS)('sign-in with OpenID Connect on %s', (backend) => {
     expect(await count(server, sessions)).toBe(1);
   });
 
-  it('refuses an ID token whose nonce is not the attempt\'s, and a sign-in the provider refused, creating no one', async () => {
+  it("refuses an ID token whose nonce is not the attempt's, and a sign-in the provider refused, creating no one", async () => {
     const { server, provider } = stand();
     const { db } = server.services.store;
     const { callbackUrl, jar } = await authorizeWithFetch(server.url, 'bob@example.com');
@@ -257,7 +268,10 @@ describe.each(BACKENDS)('sign-in with OpenID Connect on %s', (backend) => {
     // the provider sends back an error (the person cancelled): refused, the attempt used up
     const toProvider = await browse(jar, `${server.url}/auth/login`);
     const state = stateOf(toProvider.headers.get('location')!);
-    const cancelled = await callback(jar, `${server.url}/auth/callback?error=access_denied&error_description=cancelled&state=${state}&iss=${encodeURIComponent(provider.issuer)}`);
+    const cancelled = await callback(
+      jar,
+      `${server.url}/auth/callback?error=access_denied&error_description=cancelled&state=${state}&iss=${encodeURIComponent(provider.issuer)}`,
+    );
     expect(cancelled.status).toBe(401);
     expect(cancelled.body.error.message).toMatch(/access_denied/);
     expect(await count(server, sessions)).toBe(0);
@@ -265,7 +279,7 @@ describe.each(BACKENDS)('sign-in with OpenID Connect on %s', (backend) => {
     expect(await count(server, signInAttempts)).toBe(0);
   });
 
-  it('asks the provider for a code with PKCE (S256), state and nonce, for this server\'s redirect URI', async () => {
+  it("asks the provider for a code with PKCE (S256), state and nonce, for this server's redirect URI", async () => {
     const { server, provider } = stand();
     const toProvider = await fetch(`${server.url}/auth/login?returnTo=/x`, { redirect: 'manual' });
     expect(toProvider.status).toBe(302);
@@ -361,7 +375,8 @@ describe.each(BACKENDS)('sign-in with OpenID Connect on %s', (backend) => {
   it('refuses a sign-out another site makes the browser send, and one without a session', async () => {
     const { server, provider } = stand();
     const bob = await signInWithFetch(server.url, provider, 'bob@example.com');
-    const post = (headers: Record<string, string>) => requestJson(`${server.url}/auth/logout`, { method: 'POST', json: { everywhere: true }, headers: { cookie: bob.cookie, ...headers } });
+    const post = (headers: Record<string, string>) =>
+      requestJson(`${server.url}/auth/logout`, { method: 'POST', json: { everywhere: true }, headers: { cookie: bob.cookie, ...headers } });
     const fromElsewhere = await post({ origin: 'https://evil.example', 'x-csrf-token': bob.csrfToken });
     expect(fromElsewhere.status).toBe(403);
     expect(fromElsewhere.body.error.code).toBe('origin_not_allowed');
@@ -386,13 +401,22 @@ describe.each(BACKENDS)('sign-in with OpenID Connect on %s', (backend) => {
     const adaId = (await db.select().from(users).where(eq(users.email, 'ada@example.com')))[0]!.id;
 
     // still in use just inside the idle limit
-    await db.update(sessions).set({ lastSeenAt: sql`now() - make_interval(secs => ${sessionIdleSeconds - 60})` }).where(eq(sessions.userId, bobId));
+    await db
+      .update(sessions)
+      .set({ lastSeenAt: sql`now() - make_interval(secs => ${sessionIdleSeconds - 60})` })
+      .where(eq(sessions.userId, bobId));
     expect((await me(server, idle.cookie)).status).toBe(200);
-    await db.update(sessions).set({ lastSeenAt: sql`now() - make_interval(secs => ${sessionIdleSeconds + 60})` }).where(eq(sessions.userId, bobId));
+    await db
+      .update(sessions)
+      .set({ lastSeenAt: sql`now() - make_interval(secs => ${sessionIdleSeconds + 60})` })
+      .where(eq(sessions.userId, bobId));
     expect((await me(server, idle.cookie)).status).toBe(401);
 
     expect((await me(server, old.cookie)).status).toBe(200);
-    await db.update(sessions).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(sessions.userId, adaId));
+    await db
+      .update(sessions)
+      .set({ expiresAt: sql`now() - interval '1 second'` })
+      .where(eq(sessions.userId, adaId));
     expect((await me(server, old.cookie)).status).toBe(401);
   });
 
@@ -416,7 +440,10 @@ describe.each(BACKENDS)('sign-in with OpenID Connect on %s', (backend) => {
     onTestFinished(() => stranded.close());
     const unreachable = await requestJson(`${stranded.url}/auth/login`);
     expect(unreachable.status).toBe(502);
-    expect(unreachable.body.error).toMatchObject({ code: 'upstream_unavailable', message: expect.stringContaining(`The identity provider ${gone} could not be reached`) });
+    expect(unreachable.body.error).toMatchObject({
+      code: 'upstream_unavailable',
+      message: expect.stringContaining(`The identity provider ${gone} could not be reached`),
+    });
     expect(await count(stranded, signInAttempts)).toBe(0);
   });
 
@@ -440,7 +467,10 @@ describe.each(BACKENDS)('sign-in with OpenID Connect on %s', (backend) => {
 
     const session = await signInWithFetch(a.url, provider, 'ada@example.com');
     expect((await me(b, session.cookie)).body.email).toBe('ada@example.com');
-    const out = await requestJson(`${b.url}/auth/logout`, { method: 'POST', headers: { cookie: session.cookie, origin: a.url, 'x-csrf-token': session.csrfToken } });
+    const out = await requestJson(`${b.url}/auth/logout`, {
+      method: 'POST',
+      headers: { cookie: session.cookie, origin: a.url, 'x-csrf-token': session.csrfToken },
+    });
     expect(out.status).toBe(204);
     expect((await me(a, session.cookie)).status).toBe(401);
     expect((await me(a, fromB)).status).toBe(200);
@@ -450,9 +480,19 @@ describe.each(BACKENDS)('sign-in with OpenID Connect on %s', (backend) => {
 describe('sign-in settings', () => {
   const base = { OIDC_ISSUER: 'https://idp.example.com/realms/acme/', OIDC_CLIENT_ID: 'qt', OIDC_CLIENT_SECRET: 's', PUBLIC_URL: 'https://qt.example.com/' };
   it('asks for groups only while they decide who signs in, unless OIDC_SCOPES says exactly what to ask for, and reads OIDC_GROUPS_CLAIM', () => {
-    expect(readConfig(base).auth.oidc).toMatchObject({ issuer: 'https://idp.example.com/realms/acme', scopes: ['openid', 'email', 'profile'], groupsClaim: 'groups' });
-    expect(readConfig({ ...base, OIDC_ALLOWED_GROUPS: 'dev, ops' }).auth.oidc).toMatchObject({ allowedGroups: ['dev', 'ops'], scopes: ['openid', 'email', 'profile', 'groups'] });
-    expect(readConfig({ ...base, OIDC_ALLOWED_GROUPS: 'dev', OIDC_SCOPES: 'openid email', OIDC_GROUPS_CLAIM: 'roles' }).auth.oidc).toMatchObject({ scopes: ['openid', 'email'], groupsClaim: 'roles' });
+    expect(readConfig(base).auth.oidc).toMatchObject({
+      issuer: 'https://idp.example.com/realms/acme',
+      scopes: ['openid', 'email', 'profile'],
+      groupsClaim: 'groups',
+    });
+    expect(readConfig({ ...base, OIDC_ALLOWED_GROUPS: 'dev, ops' }).auth.oidc).toMatchObject({
+      allowedGroups: ['dev', 'ops'],
+      scopes: ['openid', 'email', 'profile', 'groups'],
+    });
+    expect(readConfig({ ...base, OIDC_ALLOWED_GROUPS: 'dev', OIDC_SCOPES: 'openid email', OIDC_GROUPS_CLAIM: 'roles' }).auth.oidc).toMatchObject({
+      scopes: ['openid', 'email'],
+      groupsClaim: 'roles',
+    });
     expect(readConfig(base).auth.publicUrl).toBe('https://qt.example.com');
   });
   it('refuses settings that cannot work: no openid scope, an http issuer beyond loopback, no PUBLIC_URL or client', () => {
@@ -461,7 +501,9 @@ describe('sign-in settings', () => {
     expect(() => readConfig({ ...base, PUBLIC_URL: '' })).toThrow(/PUBLIC_URL/);
     expect(() => readConfig({ ...base, OIDC_CLIENT_SECRET: '' })).toThrow(/OIDC_CLIENT_SECRET/);
     expect(() => readConfig({ CI_OIDC_ISSUERS: 'http://token.example.com' })).toThrow(/CI_OIDC_ISSUERS/);
-    expect(readConfig({ OIDC_ISSUER: 'http://127.0.0.1:9/x', OIDC_CLIENT_ID: 'a', OIDC_CLIENT_SECRET: 'b', PUBLIC_URL: 'http://127.0.0.1:3000' }).auth.oidc?.issuer).toBe('http://127.0.0.1:9/x');
+    expect(
+      readConfig({ OIDC_ISSUER: 'http://127.0.0.1:9/x', OIDC_CLIENT_ID: 'a', OIDC_CLIENT_SECRET: 'b', PUBLIC_URL: 'http://127.0.0.1:3000' }).auth.oidc?.issuer,
+    ).toBe('http://127.0.0.1:9/x');
   });
 });
 
@@ -497,7 +539,8 @@ describe('the session cookie behind https', () => {
 
   it('returnTo keeps only paths of this server', () => {
     expect(safeReturnTo('/env/a?tab=1#x')).toBe('/env/a?tab=1#x');
-    for (const bad of ['//evil.example', '/\\evil.example', 'https://evil.example', 'evil', '', '/a b', '/a\nb', '/AUTH/login', undefined, ['/x']]) expect(safeReturnTo(bad)).toBe('/');
+    for (const bad of ['//evil.example', '/\\evil.example', 'https://evil.example', 'evil', '', '/a b', '/a\nb', '/AUTH/login', undefined, ['/x']])
+      expect(safeReturnTo(bad)).toBe('/');
   });
 });
 
@@ -507,7 +550,10 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 /** `npm run admin -- ...` as the operator types it (the script line itself: node --import tsx server/admin.ts). */
 async function admin(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'server/admin.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH, ...env } });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'server/admin.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -516,14 +562,18 @@ async function admin(env: Record<string, string>, ...args: string[]): Promise<{ 
 }
 
 describe('npm run admin', () => {
-  it('grants and revokes admin in the store DATABASE_URL names, and records it as the CLI\'s', async () => {
+  it("grants and revokes admin in the store DATABASE_URL names, and records it as the CLI's", async () => {
     const services = await openTestServices('postgres');
     onTestFinished(async () => {
       await services.store.close();
       rmSync(services.config.dataDir, { recursive: true, force: true });
     });
     const env = { DATABASE_URL: services.config.databaseUrl! };
-    const [granted, unknownCommand, notAnEmail] = await Promise.all([admin(env, 'grant', 'Ops@Example.com'), admin(env, 'bogus'), admin(env, 'grant', 'not-an-email')]);
+    const [granted, unknownCommand, notAnEmail] = await Promise.all([
+      admin(env, 'grant', 'Ops@Example.com'),
+      admin(env, 'bogus'),
+      admin(env, 'grant', 'not-an-email'),
+    ]);
     expect(granted).toMatchObject({ code: 0, stdout: expect.stringMatching(/ops@example\.com is now an admin/) });
     expect(unknownCommand).toMatchObject({ code: 2, stderr: expect.stringMatching(/Usage/) });
     expect(notAnEmail).toMatchObject({ code: 2, stderr: expect.stringMatching(/one email address/) });

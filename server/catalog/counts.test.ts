@@ -11,7 +11,13 @@ import { upsertOnItsOwn } from './upsert';
 
 afterAll(() => stopTestPostgres());
 
-const row = (i: number): CatalogRow => ({ hash: i.toString(16).padStart(16, '0'), query: `SELECT ${i}`, formattedQuery: `SELECT ${i}`, calls: 1, meanTimeMs: 1 });
+const row = (i: number): CatalogRow => ({
+  hash: i.toString(16).padStart(16, '0'),
+  query: `SELECT ${i}`,
+  formattedQuery: `SELECT ${i}`,
+  calls: 1,
+  meanTimeMs: 1,
+});
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => row(from + k));
 
 async function counted(db: Db, environmentId: string, source?: string): Promise<number> {

@@ -83,17 +83,28 @@ describe.each(BACKENDS)('CI ingestion on %s', (backend) => {
     const plain = 'SELECT * FROM orders WHERE customer_id = $1';
     const tagged = `${plain} /*action:index,controller:orders,source_location:app/models/order.rb:88*/`;
     const django = `${plain} /*controller='report',route='%2Fapi%2Forders',framework='django%3A4.2'*/`;
-    const hostile = `${plain} /*controller='${"\\'\"".repeat(2000)}/* nested */ ${'x'.repeat(80_000)}*/`;
+    const hostile = `${plain} /*controller='${'\\\'"'.repeat(2000)}/* nested */ ${'x'.repeat(80_000)}*/`;
     const first = await ingest({ repo, runId: 'cs-1', queries: [{ query: tagged, calls: 2 }, { query: hostile }] });
     expect(first).toMatchObject({ queryCount: 1, newQueryCount: 1, rejected: [] });
     const [hash] = [...(await catalog()).keys()];
     const entry = await caller().queries.get({ id: envId, hash: hash! });
-    const orders = { file: 'app/models/order.rb', line: 88, controller: 'orders', action: 'index', tags: { action: 'index', controller: 'orders', source_location: 'app/models/order.rb:88' } };
+    const orders = {
+      file: 'app/models/order.rb',
+      line: 88,
+      controller: 'orders',
+      action: 'index',
+      tags: { action: 'index', controller: 'orders', source_location: 'app/models/order.rb:88' },
+    };
     expect(entry.callSites).toEqual([orders]);
 
     // a later run from another framework: its call site first, the earlier one kept
     await ingest({ repo, runId: 'cs-2', queries: [{ query: django }] });
-    const report = { controller: 'report', route: '/api/orders', framework: 'django:4.2', tags: { controller: 'report', route: '/api/orders', framework: 'django:4.2' } };
+    const report = {
+      controller: 'report',
+      route: '/api/orders',
+      framework: 'django:4.2',
+      tags: { controller: 'report', route: '/api/orders', framework: 'django:4.2' },
+    };
     expect((await caller().queries.get({ id: envId, hash: hash! })).callSites).toEqual([report, orders]);
     // the same sighting again is not a second entry; the count of entries is bounded
     await ingest({ repo, runId: 'cs-3', queries: [{ query: tagged }] });

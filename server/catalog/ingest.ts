@@ -69,10 +69,7 @@ export async function ingestRun(db: Db, input: IngestRunInput): Promise<IngestRe
       const id = newId('run');
       // raw, unlike findRun: the insert reads the repo link in the same statement and names the
       // expression index in ON CONFLICT (ingest.sql.ts)
-      const [inserted] = await rowsOf<{ id: string; environment_id: string | null }>(
-        tx,
-        insertRun({ id, input, queryCount: rows.length, rejected, now }),
-      );
+      const [inserted] = await rowsOf<{ id: string; environment_id: string | null }>(tx, insertRun({ id, input, queryCount: rows.length, rejected, now }));
       if (!inserted) {
         // A concurrent post of the same run committed first (ON CONFLICT waited for it): answer with it.
         const twin = await findRun(tx, input.repo, input.runId);

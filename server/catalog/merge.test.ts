@@ -40,7 +40,10 @@ describe('mergeConnections', () => {
   it('sums a statement seen on a primary and a replica, weights its mean, and keeps the first text', () => {
     const primary = [row('b', 10, 1, 'SELECT b FROM t'), row('a', 1, 5)];
     const replica = [row('b', 30, 3, 'select b from t')];
-    expect(mergeConnections([primary, replica])).toEqual([row('a', 1, 5), { ...row('b', 40, 2.5), query: 'SELECT b FROM t', formattedQuery: 'SELECT b FROM t' }]);
+    expect(mergeConnections([primary, replica])).toEqual([
+      row('a', 1, 5),
+      { ...row('b', 40, 2.5), query: 'SELECT b FROM t', formattedQuery: 'SELECT b FROM t' },
+    ]);
   });
 
   it('holds a connection that reports more calls than can be stored', () => {

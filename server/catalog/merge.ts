@@ -47,10 +47,7 @@ export function mergeConnections(readings: readonly (readonly CatalogRow[])[]): 
   for (const statements of readings) {
     for (const statement of statements) {
       const seen = merged.get(statement.hash);
-      merged.set(
-        statement.hash,
-        seen ? { ...seen, ...mergeSightings(seen, statement) } : { ...statement, calls: clampCalls(statement.calls) },
-      );
+      merged.set(statement.hash, seen ? { ...seen, ...mergeSightings(seen, statement) } : { ...statement, calls: clampCalls(statement.calls) });
     }
   }
   return sortByHash([...merged.values()]);

@@ -20,7 +20,9 @@ const PRODUCTION_STATEMENT_LIMIT = 20_000;
  */
 export async function syncProduction(db: Db, secrets: Secrets, environmentId: string): Promise<SyncProductionOutput> {
   const targets = await requireProductionConnections(db, secrets, environmentId, 'and sync again');
-  const settled = await Promise.allSettled(targets.map((target) => readDatabaseStatements(target.connectionString, { limit: PRODUCTION_STATEMENT_LIMIT, schemaFilters: target.schemaFilters })));
+  const settled = await Promise.allSettled(
+    targets.map((target) => readDatabaseStatements(target.connectionString, { limit: PRODUCTION_STATEMENT_LIMIT, schemaFilters: target.schemaFilters })),
+  );
 
   const results: SyncProductionOutput['connections'] = [];
   const readings: DatabaseStatements[] = [];

@@ -47,7 +47,10 @@ function catalogFilters(input: CatalogFilters): SQL {
  */
 async function countMatching(db: Db, input: CatalogFilters): Promise<number> {
   if (!input.q?.trim()) return catalogSize(db, input.id, input.source);
-  const [count] = await db.select({ total: sql<number>`count(*)::int` }).from(catalogQueries).where(catalogFilters(input));
+  const [count] = await db
+    .select({ total: sql<number>`count(*)::int` })
+    .from(catalogQueries)
+    .where(catalogFilters(input));
   return count?.total ?? 0;
 }
 

@@ -105,9 +105,9 @@ export async function listenPostgres(databaseUrl: string, channel: string, onNot
     caughtUp() {
       if (!inFlight) return roundTrip();
       queued ??= inFlight.then(() => {
-          queued = undefined;
-          return roundTrip();
-        });
+        queued = undefined;
+        return roundTrip();
+      });
       return queued;
     },
     async close() {

@@ -95,8 +95,7 @@ export function lockFolder(dir: string, what: string): FolderLock {
     }
     if (holder && holder.host && holder.host !== hostname()) {
       throw new FolderLockedError(
-        `${what} is locked by pid ${holder.pid} on host ${holder.host}: only one server may use a PGlite folder. ` +
-          `If that server is gone, remove ${file}.`,
+        `${what} is locked by pid ${holder.pid} on host ${holder.host}: only one server may use a PGlite folder. ` + `If that server is gone, remove ${file}.`,
       );
     }
     if (holder) removeStale(file, holder);

@@ -44,8 +44,18 @@ function packageVersion(name: string): string {
 /** PGlite's and pg-boss's versions and the migrations' contents: what a template's cluster is made of. */
 export function templateKey(): string {
   const hash = createHash('sha256');
-  const files = [...readdirSync(migrationsFolder).filter((f) => f.endsWith('.sql')).sort(), path.join('meta', '_journal.json')];
-  for (const file of files) hash.update(file).update('\0').update(readFileSync(path.join(migrationsFolder, file))).update('\0');
+  const files = [
+    ...readdirSync(migrationsFolder)
+      .filter((f) => f.endsWith('.sql'))
+      .sort(),
+    path.join('meta', '_journal.json'),
+  ];
+  for (const file of files)
+    hash
+      .update(file)
+      .update('\0')
+      .update(readFileSync(path.join(migrationsFolder, file)))
+      .update('\0');
   hash.update(`pg-boss ${packageVersion('pg-boss')}`);
   return `pglite-${packageVersion('@electric-sql/pglite')}-${hash.digest('hex').slice(0, 16)}`;
 }
@@ -142,4 +152,3 @@ export async function copyTemplate(dataDir: string): Promise<boolean> {
     return false;
   }
 }
-

@@ -17,7 +17,10 @@ export const environments = pgTable(
     slug: text('slug').notNull(),
     // The CI verdict policy as stored; read through policySchema.parse so '{}' (and any field added
     // later) reads as the defaults.
-    policy: jsonb('policy').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    policy: jsonb('policy')
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     // Seconds between production history readings: null is the server's SNAPSHOT_INTERVAL_SECONDS, 0 is off.
     snapshotIntervalSeconds: integer('snapshot_interval_seconds'),
     createdAt: createdAt(),
@@ -34,15 +37,23 @@ export const connections = pgTable(
       .notNull()
       .references(() => environments.id, { onDelete: 'cascade' }),
     label: text('label').notNull(),
-    role: text('role', { enum: ['production', 'staging', 'ci', 'other'] }).notNull().default('other'),
+    role: text('role', { enum: ['production', 'staging', 'ci', 'other'] })
+      .notNull()
+      .default('other'),
     // AES-256-GCM ciphertext (server/secrets.ts); the plain string is never stored.
     connectionStringEncrypted: text('connection_string_encrypted').notNull(),
     // Kept beside the ciphertext so listing an environment needs no decryption.
     maskedConnectionString: text('masked_connection_string').notNull(),
     // Schema filters (shared/schema-filters.ts): glob patterns of the schemas querytrail reads
     // through this connection; empty include means every schema.
-    includeSchemas: text('include_schemas').array().notNull().default(sql`'{}'::text[]`),
-    excludeSchemas: text('exclude_schemas').array().notNull().default(sql`'{}'::text[]`),
+    includeSchemas: text('include_schemas')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    excludeSchemas: text('exclude_schemas')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     createdAt: createdAt(),
   },
   (t) => [index('connections_environment_idx').on(t.environmentId, t.createdAt)],
@@ -87,7 +98,10 @@ export const catalogQueries = pgTable(
     cost: doublePrecision('cost'),
     recommendationCount: integer('recommendation_count'),
     // Where the query comes from (its comments' tags, shared/call-sites.ts): the latest sightings first, bounded.
-    callSites: jsonb('call_sites').$type<CallSite[]>().notNull().default(sql`'[]'::jsonb`),
+    callSites: jsonb('call_sites')
+      .$type<CallSite[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -133,7 +147,10 @@ export const ciRuns = pgTable(
     queryCount: integer('query_count').notNull().default(0),
     newQueryCount: integer('new_query_count').notNull().default(0),
     // Queries of the request that could not be catalogued, kept so a repeated post answers the same.
-    rejected: jsonb('rejected').$type<{ index: number; reason: string }[]>().notNull().default(sql`'[]'::jsonb`),
+    rejected: jsonb('rejected')
+      .$type<{ index: number; reason: string }[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     createdAt: createdAt(),
   },
   (t) => [
@@ -159,7 +176,10 @@ export const ciRunQueries = pgTable(
     cost: doublePrecision('cost'),
     recommendationCount: integer('recommendation_count'),
     // The call sites of the query's texts in this run (shared/call-sites.ts), bounded.
-    callSites: jsonb('call_sites').$type<CallSite[]>().notNull().default(sql`'[]'::jsonb`),
+    callSites: jsonb('call_sites')
+      .$type<CallSite[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
   },
   (t) => [primaryKey({ columns: [t.runId, t.hash] })],
 );
@@ -179,16 +199,25 @@ export const analysisRuns = pgTable(
     queryCount: integer('query_count').notNull().default(0),
     connectionLabel: text('connection_label').notNull(),
     error: text('error'),
-    warnings: jsonb('warnings').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    warnings: jsonb('warnings')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     // Every recommended index once, ranked by total time saved.
-    indexes: jsonb('indexes').$type<IndexRecommendation[]>().notNull().default(sql`'[]'::jsonb`),
+    indexes: jsonb('indexes')
+      .$type<IndexRecommendation[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     // The workload's cost after each step of the choice, and where and why it stopped (advisor/knee.ts).
     savingCurve: jsonb('saving_curve').$type<SavingPoint[]>(),
     stopReason: jsonb('stop_reason').$type<ChoiceStop>(),
     // Production's index health when the analysis ran, with each listed index's drop effect.
     indexHealth: jsonb('index_health').$type<IndexHealth>(),
     // A what-if analysis: the indexes (schema.name) it planned without, and the queries that lost.
-    hiddenIndexes: jsonb('hidden_indexes').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    hiddenIndexes: jsonb('hidden_indexes')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     hiddenEffect: jsonb('hidden_effect').$type<DropEffect>(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
@@ -196,7 +225,9 @@ export const analysisRuns = pgTable(
   (t) => [
     index('analysis_runs_environment_idx').on(t.environmentId, t.startedAt.desc()),
     // at most one analysis runs per environment: a second "Analyze" joins the running one
-    uniqueIndex('analysis_runs_one_running_key').on(t.environmentId).where(sql`status = 'running'`),
+    uniqueIndex('analysis_runs_one_running_key')
+      .on(t.environmentId)
+      .where(sql`status = 'running'`),
   ],
 );
 
@@ -215,13 +246,19 @@ export const queryAnalyses = pgTable(
     planShape: text('plan_shape'),
     plan: jsonb('plan').$type<PlanNode>(),
     planAfter: jsonb('plan_after').$type<PlanNode>(),
-    recommendations: jsonb('recommendations').$type<Recommendation[]>().notNull().default(sql`'[]'::jsonb`),
+    recommendations: jsonb('recommendations')
+      .$type<Recommendation[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     recommendationCount: integer('recommendation_count').notNull().default(0),
     // Best total saving among the recommendations, for ranking the catalog.
     totalSaved: doublePrecision('total_saved'),
     error: text('error'),
     // What the plan could not take from production (a table whose column statistics the role may not read).
-    warnings: jsonb('warnings').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    warnings: jsonb('warnings')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     analyzedAt: timestamp('analyzed_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.environmentId, t.hash] })],
@@ -283,11 +320,23 @@ export const queryPlans = pgTable(
     plan: jsonb('plan').$type<PlanNode>(),
     planAfter: jsonb('plan_after').$type<PlanNode>(),
     // schema-qualified names, from the plan without recommendations applied
-    indexesUsed: jsonb('indexes_used').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
-    tablesUsed: jsonb('tables_used').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
-    recommendations: jsonb('recommendations').$type<Recommendation[]>().notNull().default(sql`'[]'::jsonb`),
+    indexesUsed: jsonb('indexes_used')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    tablesUsed: jsonb('tables_used')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    recommendations: jsonb('recommendations')
+      .$type<Recommendation[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     // every index that alone would save the query enough: what the workload's choice picks from
-    alternatives: jsonb('alternatives').$type<Recommendation[]>().notNull().default(sql`'[]'::jsonb`),
+    alternatives: jsonb('alternatives')
+      .$type<Recommendation[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     error: text('error'),
     plannedAt: timestamp('planned_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -317,8 +366,14 @@ export const ciRunAnalyses = pgTable(
     // Fixed when the run is analyzed, so a later policy change does not re-judge old runs.
     baselineRunId: text('baseline_run_id'),
     schemaDigest: text('schema_digest').notNull().default(''),
-    droppedIndexes: jsonb('dropped_indexes').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
-    runNotes: jsonb('run_notes').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    droppedIndexes: jsonb('dropped_indexes')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    runNotes: jsonb('run_notes')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     done: integer('done').notNull().default(0),
     total: integer('total').notNull().default(0),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
@@ -341,10 +396,19 @@ export const ciRunQueryPlans = pgTable(
     cost: doublePrecision('cost'),
     inBaseline: boolean('in_baseline').notNull().default(false),
     baselineCost: doublePrecision('baseline_cost'),
-    recommendations: jsonb('recommendations').$type<Recommendation[]>().notNull().default(sql`'[]'::jsonb`),
+    recommendations: jsonb('recommendations')
+      .$type<Recommendation[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     // indexes the query's production plan uses (schema-qualified), for lost_index
-    indexesUsed: jsonb('indexes_used').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
-    schemaNotes: jsonb('schema_notes').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    indexesUsed: jsonb('indexes_used')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    schemaNotes: jsonb('schema_notes')
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     error: text('error'),
     // the run's plan and the baseline's, both on the run's snapshot: the verdict's plan diff and causes
     plan: jsonb('plan').$type<PlanNode>(),
@@ -490,7 +554,9 @@ export const webhookDeliveries = pgTable(
     // emitter that runs again (a retried job) notifies once.
     eventKey: text('event_key'),
     body: text('body').notNull(),
-    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] })
+      .notNull()
+      .default('pending'),
     attempts: integer('attempts').notNull().default(0),
     responseStatus: integer('response_status'),
     lastError: text('last_error'),
@@ -499,7 +565,10 @@ export const webhookDeliveries = pgTable(
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true, mode: 'date' }),
     deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [index('webhook_deliveries_environment_idx').on(t.environmentId, t.createdAt.desc(), t.id.desc()), uniqueIndex('webhook_deliveries_event_key').on(t.webhookId, t.event, t.eventKey)],
+  (t) => [
+    index('webhook_deliveries_environment_idx').on(t.environmentId, t.createdAt.desc(), t.id.desc()),
+    uniqueIndex('webhook_deliveries_event_key').on(t.webhookId, t.event, t.eventKey),
+  ],
 );
 
 // ---- People, sessions, tokens, memberships and the audit log (server/auth/, server/audit/) ----
@@ -512,7 +581,9 @@ export const users = pgTable(
     // lower case: memberships and ADMIN_EMAILS name people by email
     email: text('email').notNull(),
     name: text('name').notNull().default(''),
-    role: text('role', { enum: ['admin', 'member'] }).notNull().default('member'),
+    role: text('role', { enum: ['admin', 'member'] })
+      .notNull()
+      .default('member'),
     createdAt: createdAt(),
     lastSignInAt: timestamp('last_sign_in_at', { withTimezone: true, mode: 'date' }),
   },

@@ -111,7 +111,17 @@ export async function demoStatus(services: Services): Promise<DemoStatus> {
   if (marker?.state === 'ready' && (await environmentExists(services.store.db, marker.environmentId))) {
     return { ...base, state: 'ready', steps: marker.steps };
   }
-  return { ...base, state: 'absent', database: 'stopped', environmentId: null, baselineRunId: null, pullRequestRunId: null, startedAt: null, durationMs: null, steps: freshSteps() };
+  return {
+    ...base,
+    state: 'absent',
+    database: 'stopped',
+    environmentId: null,
+    baselineRunId: null,
+    pullRequestRunId: null,
+    startedAt: null,
+    durationMs: null,
+    steps: freshSteps(),
+  };
 }
 
 /**

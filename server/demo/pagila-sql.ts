@@ -76,11 +76,23 @@ CREATE TABLE payment (
 `;
 
 // Word lists the names and titles are drawn from.
-const words = (list: string) => `(ARRAY[${list.split(' ').map((w) => `'${w}'`).join(',')}])`;
-const FIRST = words('Mary Patricia Linda Barbara Elizabeth Jennifer Maria Susan Margaret Dorothy James John Robert Michael William David Richard Charles Joseph Thomas Nancy Karen Betty Helen Sandra Donna Carol Ruth Sharon Michelle Daniel Paul Mark Donald George Kenneth Steven Edward Brian Ronald');
-const LAST = words('Smith Johnson Williams Jones Brown Davis Miller Wilson Moore Taylor Anderson Thomas Jackson White Harris Martin Thompson Garcia Martinez Robinson Clark Rodriguez Lewis Lee Walker Hall Allen Young Hernandez King Wright Lopez Hill Scott Green Adams Baker Gonzalez Nelson Carter');
-const ADJECTIVES = words('ACADEMY ACE ADAPTATION AFFAIR AFRICAN AGENT AIRPLANE ALABAMA ALADDIN ALAMO ALASKA ALI ALIEN ALLEY AMADEUS AMELIE AMERICAN ANACONDA ANGELS ANNIE ANONYMOUS ANTHEM ANTITRUST APACHE APOCALYPSE ARABIA ARGONAUTS ARMAGEDDON ARMY ARTIST ATLANTIS ATTACKS AUTUMN BABY BACKLASH BADMAN BAKED BALLOON BANG BARBARELLA');
-const NOUNS = words('DINOSAUR GOLDFINGER HARPER HOLES RAINBOW SUSPECTS EGG FIDELITY ENCOUNTERS PARADISE CONNECTICUT SENSIBILITY JUMANJI REDS HOLIDAY ROOF NORTH TRAP FIREBALL DUCK LOVE SUIT GRAFFITI MOSQUITO EXPRESS JET BRAVEHEART MUSKETEERS STRANGERS OPERATION FORREST DOUBTFIRE GILMORE ELEPHANT INSTINCT RUNNER MINDS TOOTSIE QUEST NIGHTMARE');
+const words = (list: string) =>
+  `(ARRAY[${list
+    .split(' ')
+    .map((w) => `'${w}'`)
+    .join(',')}])`;
+const FIRST = words(
+  'Mary Patricia Linda Barbara Elizabeth Jennifer Maria Susan Margaret Dorothy James John Robert Michael William David Richard Charles Joseph Thomas Nancy Karen Betty Helen Sandra Donna Carol Ruth Sharon Michelle Daniel Paul Mark Donald George Kenneth Steven Edward Brian Ronald',
+);
+const LAST = words(
+  'Smith Johnson Williams Jones Brown Davis Miller Wilson Moore Taylor Anderson Thomas Jackson White Harris Martin Thompson Garcia Martinez Robinson Clark Rodriguez Lewis Lee Walker Hall Allen Young Hernandez King Wright Lopez Hill Scott Green Adams Baker Gonzalez Nelson Carter',
+);
+const ADJECTIVES = words(
+  'ACADEMY ACE ADAPTATION AFFAIR AFRICAN AGENT AIRPLANE ALABAMA ALADDIN ALAMO ALASKA ALI ALIEN ALLEY AMADEUS AMELIE AMERICAN ANACONDA ANGELS ANNIE ANONYMOUS ANTHEM ANTITRUST APACHE APOCALYPSE ARABIA ARGONAUTS ARMAGEDDON ARMY ARTIST ATLANTIS ATTACKS AUTUMN BABY BACKLASH BADMAN BAKED BALLOON BANG BARBARELLA',
+);
+const NOUNS = words(
+  'DINOSAUR GOLDFINGER HARPER HOLES RAINBOW SUSPECTS EGG FIDELITY ENCOUNTERS PARADISE CONNECTICUT SENSIBILITY JUMANJI REDS HOLIDAY ROOF NORTH TRAP FIREBALL DUCK LOVE SUIT GRAFFITI MOSQUITO EXPRESS JET BRAVEHEART MUSKETEERS STRANGERS OPERATION FORREST DOUBTFIRE GILMORE ELEPHANT INSTINCT RUNNER MINDS TOOTSIE QUEST NIGHTMARE',
+);
 
 /** Row counts of the generated data, for the progress message. */
 export const PAGILA_ROWS = {

@@ -31,8 +31,7 @@ export const DEMO_CONNECTION_LABEL = 'Pagila (demo PostgreSQL)';
 export const PULL_REQUEST = 42;
 const VERDICT_WAIT_MS = 5 * 60_000;
 
-export const readerConnectionString = (port: number, password: string) =>
-  `postgresql://${READER_ROLE}:${password}@127.0.0.1:${port}/${DEMO_DATABASE}`;
+export const readerConnectionString = (port: number, password: string) => `postgresql://${READER_ROLE}:${password}@127.0.0.1:${port}/${DEMO_DATABASE}`;
 
 /** What a step reports while running: its state lives in `steps`, shown by the status endpoint. */
 export interface StepRunner {
@@ -66,7 +65,9 @@ export function stepRunner(steps: DemoStep[], log: (line: string) => void): Step
 /** CI runs of the demo's repository left by an earlier demo (runs outlive their environment): the next demo's run ids must be free. */
 export async function deleteDemoRuns(db: Db, environmentId: string | null): Promise<void> {
   const ofRepo = eq(sql`lower(${ciRuns.repo})`, DEMO_REPO);
-  await db.delete(ciRuns).where(and(ofRepo, environmentId ? or(isNull(ciRuns.environmentId), eq(ciRuns.environmentId, environmentId)) : isNull(ciRuns.environmentId)));
+  await db
+    .delete(ciRuns)
+    .where(and(ofRepo, environmentId ? or(isNull(ciRuns.environmentId), eq(ciRuns.environmentId, environmentId)) : isNull(ciRuns.environmentId)));
 }
 
 const withoutIndex = (schema: RunSchema, name: string): RunSchema => ({ ...schema, indexes: schema.indexes.filter((index) => index[2] !== name) });
@@ -76,7 +77,8 @@ async function settledVerdict(db: Db, runId: string) {
   for (;;) {
     const verdict = await readVerdict(db, runId);
     if (verdict.status !== 'pending') return verdict;
-    if (Date.now() > deadline) throw new Error(`The verdict of the pull request's run was still pending after ${VERDICT_WAIT_MS / 60_000} minutes: ${verdict.reason ?? ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`The verdict of the pull request's run was still pending after ${VERDICT_WAIT_MS / 60_000} minutes: ${verdict.reason ?? ''}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -198,7 +200,15 @@ function ingestCiRuns(m: Making, connectionString: string): Promise<void> {
     const tested = APP_QUERIES.filter((q) => q.tested).map((q) => ({ query: q.sql, calls: 3 }));
     const baseline = await recordCiRun(
       services,
-      ingestRunInput.parse({ repo: DEMO_REPO, runId: '1001', branch: 'main', commitSha: 'a1b2c3d4e5f60718293a', startedAt: new Date().toISOString(), queries: tested, schema }),
+      ingestRunInput.parse({
+        repo: DEMO_REPO,
+        runId: '1001',
+        branch: 'main',
+        commitSha: 'a1b2c3d4e5f60718293a',
+        startedAt: new Date().toISOString(),
+        queries: tested,
+        schema,
+      }),
     );
     const pullRequest = await recordCiRun(
       services,

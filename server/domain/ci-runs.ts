@@ -88,7 +88,10 @@ function runFilters(input: RunFilters): SQL | undefined {
 
 /** How many runs match, whatever the page. */
 export async function countRuns(db: Db, input: RunFilters): Promise<number> {
-  const [count] = await db.select({ total: sql<number>`count(*)::int` }).from(ciRuns).where(runFilters(input));
+  const [count] = await db
+    .select({ total: sql<number>`count(*)::int` })
+    .from(ciRuns)
+    .where(runFilters(input));
   return count?.total ?? 0;
 }
 
@@ -105,7 +108,10 @@ export async function listRuns(db: Db, input: z.infer<typeof listRunsInput> & { 
       .offset(input.offset),
     countRuns(db, input),
   ]);
-  const statuses = await readVerdictStatuses(db, rows.map((row) => row.id));
+  const statuses = await readVerdictStatuses(
+    db,
+    rows.map((row) => row.id),
+  );
   return { rows: rows.map((row) => toSummary(row, statuses)), total };
 }
 

@@ -87,7 +87,12 @@ export function productionConnectionRows(db: Db, environmentId: string) {
  * database where one is needed). 404 for an unknown environment; 409 when it has none, saying
  * what adding one is `for`.
  */
-export async function requireProductionConnections(db: Db, secrets: Secrets, environmentId: string, purpose: string): Promise<[ProductionConnection, ...ProductionConnection[]]> {
+export async function requireProductionConnections(
+  db: Db,
+  secrets: Secrets,
+  environmentId: string,
+  purpose: string,
+): Promise<[ProductionConnection, ...ProductionConnection[]]> {
   const environment = await requireEnvironment(db, environmentId);
   const rows = await productionConnectionRows(db, environmentId);
   const [first, ...more] = rows.map(({ id, label, sealed, includeSchemas, excludeSchemas }) => ({

@@ -71,11 +71,7 @@ export async function listEnvironments(db: Db, visible: string[] | null = null):
 export async function readEnvironment(db: Db, id: string, defaultIntervalSeconds: number): Promise<EnvironmentDetail> {
   const env = await requireEnvironment(db, id);
   const [conns, repos] = await Promise.all([
-    db
-      .select(connectionSummaryColumns)
-      .from(connections)
-      .where(eq(connections.environmentId, env.id))
-      .orderBy(asc(connections.createdAt), asc(connections.id)),
+    db.select(connectionSummaryColumns).from(connections).where(eq(connections.environmentId, env.id)).orderBy(asc(connections.createdAt), asc(connections.id)),
     db
       .select({ id: repoLinks.id, repo: repoLinks.repo, createdAt: repoLinks.createdAt })
       .from(repoLinks)

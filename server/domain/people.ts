@@ -37,7 +37,13 @@ export async function setUserRole(db: Db, email: string, role: InstanceRole): Pr
 
 export async function listUsers(db: Db) {
   const rows = await db.select().from(users).orderBy(asc(users.email));
-  return rows.map((u) => ({ email: u.email, name: u.name, role: u.role, createdAt: u.createdAt.toISOString(), lastSignInAt: u.lastSignInAt?.toISOString() ?? null }));
+  return rows.map((u) => ({
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    createdAt: u.createdAt.toISOString(),
+    lastSignInAt: u.lastSignInAt?.toISOString() ?? null,
+  }));
 }
 
 export async function listMembers(db: Db, environmentId: string): Promise<Member[]> {
@@ -95,4 +101,11 @@ export async function addOwner(db: Db, environmentId: string, email: string) {
 }
 
 export const countAdmins = async (db: Db) =>
-  Number((await db.select({ n: sql<number>`count(*)` }).from(users).where(eq(users.role, 'admin')))[0]?.n ?? 0);
+  Number(
+    (
+      await db
+        .select({ n: sql<number>`count(*)` })
+        .from(users)
+        .where(eq(users.role, 'admin'))
+    )[0]?.n ?? 0,
+  );

@@ -33,11 +33,7 @@ export async function getPolicy(db: Db, environmentId: string): Promise<Policy> 
  */
 export async function updatePolicy(db: Db, environmentId: string, patch: PolicyPatch): Promise<Policy> {
   return db.transaction(async (tx) => {
-    const [row] = await tx
-      .select({ policy: environments.policy })
-      .from(environments)
-      .where(eq(environments.id, environmentId))
-      .for('update');
+    const [row] = await tx.select({ policy: environments.policy }).from(environments).where(eq(environments.id, environmentId)).for('update');
     if (!row) throw notFound(`Environment ${environmentId}`);
     const policy = mergePolicy(readStoredPolicy(row.policy), patch);
     await tx.update(environments).set({ policy, updatedAt: new Date() }).where(eq(environments.id, environmentId));
@@ -52,7 +48,13 @@ const ackColumns = {
   acknowledgedAt: queryAcknowledgements.acknowledgedAt,
   acknowledgedBy: queryAcknowledgements.acknowledgedBy,
 };
-const toAcknowledgement = (row: { hash: string; note: string | null; cost: number | null; acknowledgedAt: Date; acknowledgedBy: string | null }): Acknowledgement => ({
+const toAcknowledgement = (row: {
+  hash: string;
+  note: string | null;
+  cost: number | null;
+  acknowledgedAt: Date;
+  acknowledgedBy: string | null;
+}): Acknowledgement => ({
   ...row,
   acknowledgedAt: row.acknowledgedAt.toISOString(),
 });
@@ -89,7 +91,12 @@ export async function acknowledgeQuery(
       .values({ environmentId: input.id, hash: input.hash, note: input.note ?? null, cost, acknowledgedAt: sql`now()`, acknowledgedBy: actor })
       .onConflictDoUpdate({
         target: [queryAcknowledgements.environmentId, queryAcknowledgements.hash],
-        set: { note: sql`excluded.note`, cost: sql`excluded.cost`, acknowledgedAt: sql`excluded.acknowledged_at`, acknowledgedBy: sql`excluded.acknowledged_by` },
+        set: {
+          note: sql`excluded.note`,
+          cost: sql`excluded.cost`,
+          acknowledgedAt: sql`excluded.acknowledged_at`,
+          acknowledgedBy: sql`excluded.acknowledged_by`,
+        },
       })
       // xmax = 0 only on a row this statement inserted
       .returning({ ...ackColumns, created: sql<boolean>`(xmax = 0)` });

@@ -24,7 +24,12 @@ const summaryColumns = {
   lastUsedAt: apiTokens.lastUsedAt,
   revokedAt: apiTokens.revokedAt,
 };
-type SummaryRow = { [K in keyof typeof summaryColumns]: unknown } & { createdAt: Date; expiresAt: Date | null; lastUsedAt: Date | null; revokedAt: Date | null };
+type SummaryRow = { [K in keyof typeof summaryColumns]: unknown } & {
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+};
 
 const toSummary = (row: SummaryRow): TokenSummary => ({
   id: row.id as string,
@@ -116,7 +121,9 @@ export async function revokeCiToken(db: Db, environmentId: string, id: string): 
 
 /** Revoking twice is done, not an error; a token that is not the caller's to see is 404. */
 async function alreadyRevokedOrMissing(db: Db, id: string, scope: ReturnType<typeof and>) {
-  const [row] = await db.select({ id: apiTokens.id }).from(apiTokens).where(and(eq(apiTokens.id, id), scope));
+  const [row] = await db
+    .select({ id: apiTokens.id })
+    .from(apiTokens)
+    .where(and(eq(apiTokens.id, id), scope));
   if (!row) throw notFound(`Token ${id}`);
 }
-

@@ -20,7 +20,14 @@ const REGRESSION_REPEAT_MS = 86_400_000;
 const NEW: ProductionEvent = 'production.query.new';
 const REGRESSED: ProductionEvent = 'production.query.regressed';
 
-async function remember(services: Services, environmentId: string, event: ProductionEvent, at: Date, hashes: string[], repeatAfterMs?: number): Promise<string[]> {
+async function remember(
+  services: Services,
+  environmentId: string,
+  event: ProductionEvent,
+  at: Date,
+  hashes: string[],
+  repeatAfterMs?: number,
+): Promise<string[]> {
   if (hashes.length === 0) return [];
   const again =
     repeatAfterMs === undefined
@@ -54,7 +61,16 @@ export async function announceRegressions(services: Services, environmentId: str
   const regressed = (await regressedQueries(services.store.db, environmentId, window, REGRESSION_THRESHOLD_PERCENT, MAX_EVENTS_PER_READING)).filter(
     (q) => q.calls >= REGRESSION_MIN_CALLS && q.previousCalls >= REGRESSION_MIN_CALLS,
   );
-  const told = new Set(await remember(services, environmentId, REGRESSED, at, regressed.map((q) => q.hash), REGRESSION_REPEAT_MS));
+  const told = new Set(
+    await remember(
+      services,
+      environmentId,
+      REGRESSED,
+      at,
+      regressed.map((q) => q.hash),
+      REGRESSION_REPEAT_MS,
+    ),
+  );
   for (const query of regressed.filter((q) => told.has(q.hash))) {
     await emitEvent(services, environmentId, REGRESSED, {
       hash: query.hash,

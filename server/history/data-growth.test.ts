@@ -76,7 +76,9 @@ describe('a query that slowed down because its table grew', () => {
         kind: 'data_growth',
         table: 'public.events',
         factor: expect.any(Number),
-        detail: expect.stringMatching(/^public\.events grew [\d.]+x between the two windows: 2,000 -> [\d,]+ rows, [\d.]+ kB -> [\d.]+ MB \(the planner's estimates\)$/),
+        detail: expect.stringMatching(
+          /^public\.events grew [\d.]+x between the two windows: 2,000 -> [\d,]+ rows, [\d.]+ kB -> [\d.]+ MB \(the planner's estimates\)$/,
+        ),
       },
     ]);
     // ANALYZE samples: the estimate is near the 200,000 rows, not exact

@@ -143,17 +143,40 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     // some reading times, which adds to their points (the sums must follow updates too)
     for (let t = start; t <= start + 2 * 86_400_000; t += 600_000) {
       const i = (t / 600_000) % 11;
-      await storePoints(services.store.db, sumsEnv, new Date(t), new Map([
-        ['00000000000000aa', { calls: 1 + i, totalTimeMs: 0.37 * (1 + i), rows: i, sharedBlksHit: 3 * i, sharedBlksRead: i % 3 }],
-        ['00000000000000bb', { calls: 2, totalTimeMs: 1.5, rows: 2, sharedBlksHit: 1, sharedBlksRead: 0 }],
-      ]));
+      await storePoints(
+        services.store.db,
+        sumsEnv,
+        new Date(t),
+        new Map([
+          ['00000000000000aa', { calls: 1 + i, totalTimeMs: 0.37 * (1 + i), rows: i, sharedBlksHit: 3 * i, sharedBlksRead: i % 3 }],
+          ['00000000000000bb', { calls: 2, totalTimeMs: 1.5, rows: 2, sharedBlksHit: 1, sharedBlksRead: 0 }],
+        ]),
+      );
     }
     for (let t = start + 3_600_000; t <= start + 30 * 3_600_000; t += 7 * 600_000) {
-      await storePoints(services.store.db, sumsEnv, new Date(t), new Map([['00000000000000aa', { calls: 5, totalTimeMs: 2.5, rows: 1, sharedBlksHit: 1, sharedBlksRead: 1 }]]));
+      await storePoints(
+        services.store.db,
+        sumsEnv,
+        new Date(t),
+        new Map([['00000000000000aa', { calls: 5, totalTimeMs: 2.5, rows: 1, sharedBlksHit: 1, sharedBlksRead: 1 }]]),
+      );
     }
-    const points = await caller().history.query({ id: sumsEnv, hash: '00000000000000aa', from: new Date(start - 1).toISOString(), to: new Date(start + 3 * 86_400_000).toISOString() });
+    const points = await caller().history.query({
+      id: sumsEnv,
+      hash: '00000000000000aa',
+      from: new Date(start - 1).toISOString(),
+      to: new Date(start + 3 * 86_400_000).toISOString(),
+    });
     // windows on and off the hour, shorter than an hour, and reaching past the points
-    for (const [fromMinutes, toMinutes] of [[0, 1440], [7, 1453], [-30, 95], [61, 119], [60, 120], [1430, 2900], [35, 41]] as const) {
+    for (const [fromMinutes, toMinutes] of [
+      [0, 1440],
+      [7, 1453],
+      [-30, 95],
+      [61, 119],
+      [60, 120],
+      [1430, 2900],
+      [35, 41],
+    ] as const) {
       const from = new Date(start + fromMinutes * 60_000);
       const to = new Date(start + toMinutes * 60_000);
       const inWindow = points.filter((p) => p.at > from.toISOString() && p.at <= to.toISOString());
@@ -172,12 +195,22 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     // 10-minute points from 9 days ago to now for two queries, and one point past hourly retention
     for (let t = now.getTime() - 9 * day; t <= now.getTime(); t += 600_000) {
       const i = (t / 600_000) % 7;
-      await storePoints(services.store.db, retentionEnv, new Date(t), new Map([
-        ['00000000000000aa', { calls: 1 + i, totalTimeMs: 0.5 * (1 + i), rows: i, sharedBlksHit: 2 * i, sharedBlksRead: i % 2 }],
-        ['00000000000000bb', { calls: 3, totalTimeMs: 1.25, rows: 3, sharedBlksHit: 1, sharedBlksRead: 0 }],
-      ]));
+      await storePoints(
+        services.store.db,
+        retentionEnv,
+        new Date(t),
+        new Map([
+          ['00000000000000aa', { calls: 1 + i, totalTimeMs: 0.5 * (1 + i), rows: i, sharedBlksHit: 2 * i, sharedBlksRead: i % 2 }],
+          ['00000000000000bb', { calls: 3, totalTimeMs: 1.25, rows: 3, sharedBlksHit: 1, sharedBlksRead: 0 }],
+        ]),
+      );
     }
-    await storePoints(services.store.db, retentionEnv, new Date(now.getTime() - 100 * day), new Map([['00000000000000aa', { calls: 1, totalTimeMs: 1, rows: 1, sharedBlksHit: 1, sharedBlksRead: 1 }]]));
+    await storePoints(
+      services.store.db,
+      retentionEnv,
+      new Date(now.getTime() - 100 * day),
+      new Map([['00000000000000aa', { calls: 1, totalTimeMs: 1, rows: 1, sharedBlksHit: 1, sharedBlksRead: 1 }]]),
+    );
     const window = { id: retentionEnv, from: new Date(now.getTime() - 10 * day).toISOString(), to: now.toISOString(), by: 'calls' as const, limit: 10 };
     const before = await caller().history.top(window);
     const hourOld = async () => (await caller().history.query({ id: retentionEnv, hash: '00000000000000aa', from: window.from, to: window.to })).length;
@@ -187,7 +220,13 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     expect(outcome.hourSumsDropped).toBe(1); // the 100-day-old point's hour sum is past hourly retention too
     const after = await caller().history.top(window);
     for (const [i, row] of before.entries()) {
-      expect(after[i]).toMatchObject({ hash: row.hash, calls: row.calls, rows: row.rows, sharedBlksHit: row.sharedBlksHit, sharedBlksRead: row.sharedBlksRead });
+      expect(after[i]).toMatchObject({
+        hash: row.hash,
+        calls: row.calls,
+        rows: row.rows,
+        sharedBlksHit: row.sharedBlksHit,
+        sharedBlksRead: row.sharedBlksRead,
+      });
       expect(after[i]!.totalTimeMs).toBeCloseTo(row.totalTimeMs, 6);
     }
     // the last 7 days at full resolution (6 points an hour), the 2 days before summed per hour
@@ -195,7 +234,11 @@ describe.each(BACKENDS)('production history with the store on %s', (backend) => 
     // windows off the hour over dropped points, and across the cutoff: a dropped hour's sum counts as
     // a point at the hour's start, alike in a query's history and in the window's sums
     const hours = (n: number) => new Date(now.getTime() + n * 3_600_000).toISOString();
-    for (const [from, to] of [[-8 * 24 - 0.5, -8 * 24 + 1.5], [-7 * 24 - 2.25, -7 * 24 + 0.75], [-8 * 24 + 0.25, -8 * 24 + 1]] as const) {
+    for (const [from, to] of [
+      [-8 * 24 - 0.5, -8 * 24 + 1.5],
+      [-7 * 24 - 2.25, -7 * 24 + 0.75],
+      [-8 * 24 + 0.25, -8 * 24 + 1],
+    ] as const) {
       const inWindow = await caller().history.query({ id: retentionEnv, hash: '00000000000000aa', from: hours(from), to: hours(to) });
       const sums = await caller().history.top({ id: retentionEnv, from: hours(from), to: hours(to), by: 'calls', limit: 10 });
       expect(inWindow.length, `${from} h to ${to} h`).toBeGreaterThan(0);
@@ -219,10 +262,15 @@ describe.each(BACKENDS)('the history API on %s', (backend) => {
     const at = new Date(Date.UTC(2026, 10, 20, 12, 0));
     for (let hour = 0; hour < 4; hour++) {
       // the query takes 2 ms a call for two hours, then 5 ms
-      await storePoints(server.services.store.db, envId, new Date(at.getTime() + hour * 3_600_000), new Map([
-        ['00000000000000aa', { calls: 10, totalTimeMs: hour < 2 ? 20 : 50, rows: 10, sharedBlksHit: 5, sharedBlksRead: 1 }],
-        ['00000000000000bb', { calls: 100, totalTimeMs: 10, rows: 0, sharedBlksHit: 0, sharedBlksRead: 0 }],
-      ]));
+      await storePoints(
+        server.services.store.db,
+        envId,
+        new Date(at.getTime() + hour * 3_600_000),
+        new Map([
+          ['00000000000000aa', { calls: 10, totalTimeMs: hour < 2 ? 20 : 50, rows: 10, sharedBlksHit: 5, sharedBlksRead: 1 }],
+          ['00000000000000bb', { calls: 100, totalTimeMs: 10, rows: 0, sharedBlksHit: 0, sharedBlksRead: 0 }],
+        ]),
+      );
     }
   });
   afterAll(() => server.close());

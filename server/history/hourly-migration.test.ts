@@ -45,7 +45,15 @@ afterAll(async () => {
 });
 
 /** What a store held: 30 hours past full resolution in history_hourly, then 10-minute points. */
-const HOURLY = Array.from({ length: 30 }, (_, h) => ({ hash: '00000000000000aa', at: at(h), calls: 60 + h, totalTimeMs: 1.5 * (60 + h), rows: h, hit: 2 * h, read: h % 3 }));
+const HOURLY = Array.from({ length: 30 }, (_, h) => ({
+  hash: '00000000000000aa',
+  at: at(h),
+  calls: 60 + h,
+  totalTimeMs: 1.5 * (60 + h),
+  rows: h,
+  hit: 2 * h,
+  read: h % 3,
+}));
 const POINTS = Array.from({ length: 6 * 12 }, (_, i) => ({
   hash: i % 2 ? '00000000000000aa' : '00000000000000bb',
   at: new Date(START + 30 * HOUR + (i + 1) * 600_000).toISOString(),
@@ -65,15 +73,10 @@ async function writePreviousStore(run: (text: string, values?: unknown[]) => Pro
   );
   await run("INSERT INTO history_baselines (connection_id, environment_id, taken_at, stats_reset) VALUES ('conn_old', 'env_old', $1, '2026-09-30')", [at(42)]);
   const insert = (table: string, row: (typeof POINTS)[number]) =>
-    run(`INSERT INTO ${table} (environment_id, hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read) VALUES ('env_old', $1, $2, $3, $4, $5, $6, $7)`, [
-      row.hash,
-      row.at,
-      row.calls,
-      row.totalTimeMs,
-      row.rows,
-      row.hit,
-      row.read,
-    ]);
+    run(
+      `INSERT INTO ${table} (environment_id, hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read) VALUES ('env_old', $1, $2, $3, $4, $5, $6, $7)`,
+      [row.hash, row.at, row.calls, row.totalTimeMs, row.rows, row.hit, row.read],
+    );
   for (const row of HOURLY) await insert('history_hourly', row);
   for (const row of POINTS) await insert('history_points', row);
   await insert('history_hourly', BOTH_TABLES);
@@ -125,7 +128,11 @@ describe.each(BACKENDS)('a store with two hourly tables, on %s', (backend) => {
         values: [],
       });
       expect(tables).toEqual([{ hourly: null, baselines: null }]);
-      const previous = await store.read<{ connection_id: string; stats_reset: string }>({ name: '', text: 'SELECT connection_id, stats_reset FROM history_previous_readings', values: [] });
+      const previous = await store.read<{ connection_id: string; stats_reset: string }>({
+        name: '',
+        text: 'SELECT connection_id, stats_reset FROM history_previous_readings',
+        values: [],
+      });
       expect(previous).toEqual([{ connection_id: 'conn_old', stats_reset: '2026-09-30' }]);
 
       // the query's history: each folded hour a point at its start, then the points

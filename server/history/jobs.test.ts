@@ -21,7 +21,11 @@ beforeAll(async () => {
   production = await startPostgres({ statStatements: true });
   productionUrl = await production.createDatabase('shop');
   await production.query('CREATE EXTENSION pg_stat_statements', [], 'shop');
-  await production.query("CREATE TABLE items (id int PRIMARY KEY, name text); INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 10) g", [], 'shop');
+  await production.query(
+    "CREATE TABLE items (id int PRIMARY KEY, name text); INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 10) g",
+    [],
+    'shop',
+  );
 });
 afterAll(async () => {
   await production?.stop();
@@ -52,7 +56,8 @@ describe.each(BACKENDS)('scheduled production readings with the store on %s', (b
     expect(await planReadings(services)).toBe(1);
     expect(await planReadings(services)).toBe(0); // the next slot's job is queued already
 
-    const previousReadings = () => rowsOf<{ n: number }>(services.store.db, sql`SELECT count(*)::int AS n FROM history_previous_readings WHERE environment_id = ${id}`);
+    const previousReadings = () =>
+      rowsOf<{ n: number }>(services.store.db, sql`SELECT count(*)::int AS n FROM history_previous_readings WHERE environment_id = ${id}`);
     expect((await until(previousReadings, ([row]) => row!.n === 1))[0]!.n).toBe(1);
 
     const client = new pg.Client({ connectionString: productionUrl });
@@ -62,7 +67,12 @@ describe.each(BACKENDS)('scheduled production readings with the store on %s', (b
 
     const { hash } = await fingerprintQuery(QUERY);
     const calls = async () => {
-      const points = await caller().history.query({ id, hash, from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() });
+      const points = await caller().history.query({
+        id,
+        hash,
+        from: new Date(Date.now() - 3_600_000).toISOString(),
+        to: new Date(Date.now() + 60_000).toISOString(),
+      });
       return points.reduce((sum, p) => sum + p.calls, 0);
     };
     expect(await until(calls, (n) => n >= 8)).toBe(8);

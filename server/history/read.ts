@@ -52,7 +52,7 @@ const pointColumns = `at AT TIME ZONE 'UTC' AS at, calls, total_time_ms AS "tota
  * oldest point (+infinity when it has none). One probe of history_points_environment_at_idx, and a
  * bound on `at` the hour sums' indexes take. In two parts, around the environment's id.
  */
-const POINTS_GONE_BEFORE = ["coalesce((SELECT min(at) FROM history_points WHERE environment_id = ", "), 'infinity') - interval '1 hour'"] as const;
+const POINTS_GONE_BEFORE = ['coalesce((SELECT min(at) FROM history_points WHERE environment_id = ', "), 'infinity') - interval '1 hour'"] as const;
 const pointsOfHash = 'environment_id = $1 AND hash = $2 AND at > $3::timestamptz AND at <= $4::timestamptz';
 const HISTORY_STATEMENT = {
   name: 'query-history',
@@ -170,7 +170,8 @@ export async function regressedQueries(db: Db, environmentId: string, window: Wi
         ORDER BY (cur.total_time_ms / cur.calls) / (prev.total_time_ms / prev.calls) DESC, cur.hash
         LIMIT ${limit}`,
   );
-  const [factsBefore, factsAfter] = rows.length > 0 ? await Promise.all([lastTableFacts(db, environmentId, before), lastTableFacts(db, environmentId, window)]) : [null, null];
+  const [factsBefore, factsAfter] =
+    rows.length > 0 ? await Promise.all([lastTableFacts(db, environmentId, before), lastTableFacts(db, environmentId, window)]) : [null, null];
   if (factsBefore && factsAfter) await loadParser();
   return rows.map((row) => ({
     hash: row.hash,

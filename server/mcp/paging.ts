@@ -4,11 +4,7 @@
 import { z } from 'zod';
 import { badRequest } from '../errors';
 
-export const cursorInput = z
-  .string()
-  .max(200)
-  .optional()
-  .describe('nextCursor from the previous page, as it was given; leave out for the first page');
+export const cursorInput = z.string().max(200).optional().describe('nextCursor from the previous page, as it was given; leave out for the first page');
 
 export const pageFields = {
   total: z.number().int().describe('How many there are in all'),

@@ -50,7 +50,11 @@ export const catalogResources: Registration = (server, caller) => {
   server.registerResource(
     'catalog-query',
     new ResourceTemplate('querytrail://environments/{id}/queries/{hash}', { list: undefined }),
-    { title: 'Catalog query', description: "One catalog entry by its fingerprint: the query's text, production figures and call sites", mimeType: 'application/json' },
+    {
+      title: 'Catalog query',
+      description: "One catalog entry by its fingerprint: the query's text, production figures and call sites",
+      mimeType: 'application/json',
+    },
     (uri, { id, hash }) => read('catalog-query', async () => json(uri, await caller.queries.get({ id: one(id), hash: one(hash) }))),
   );
 };

@@ -68,6 +68,9 @@ parentPort.on('message', (message) => {
     closing = true;
     clearInterval(timer);
     held.clear();
-    void running.then(() => client?.end()).catch(() => undefined).finally(() => parentPort.close());
+    void running
+      .then(() => client?.end())
+      .catch(() => undefined)
+      .finally(() => parentPort.close());
   }
 });

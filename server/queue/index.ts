@@ -67,7 +67,15 @@ const SCHEMA = 'pgboss';
  * (db/pglite-template.ts), so a new DATA_DIR's first start does not spend a second on it.
  */
 export async function installQueueSchema(pglite: PGlite): Promise<void> {
-  const boss = new PgBoss({ db: fromPglite(pglite), backend: 'pglite', schema: SCHEMA, useListenNotify: false, schedule: false, supervise: false, registerInstance: false });
+  const boss = new PgBoss({
+    db: fromPglite(pglite),
+    backend: 'pglite',
+    schema: SCHEMA,
+    useListenNotify: false,
+    schedule: false,
+    supervise: false,
+    registerInstance: false,
+  });
   boss.on('error', () => undefined);
   await boss.start();
   await boss.stop({ graceful: false, close: false });
@@ -81,7 +89,9 @@ export async function openQueue(store: { connection: QueueConnection }, settings
   // The monitor pass is what finds a stopped heartbeat: twice per heartbeat interval.
   const passSeconds = Math.max(1, Math.floor(settings.heartbeatSeconds / 2));
   const boss = new PgBoss({
-    ...('pglite' in connection ? { db: fromPglite(connection.pglite), backend: 'pglite' as const } : { connectionString: connection.databaseUrl, max: 4, application_name: 'querytrail-jobs' }),
+    ...('pglite' in connection
+      ? { db: fromPglite(connection.pglite), backend: 'pglite' as const }
+      : { connectionString: connection.databaseUrl, max: 4, application_name: 'querytrail-jobs' }),
     schema: SCHEMA,
     useListenNotify: true,
     schedule: false,
@@ -94,7 +104,9 @@ export async function openQueue(store: { connection: QueueConnection }, settings
   boss.on('error', (error: Error) => console.error(`[jobs] ${error.message}`));
   await boss.start();
   const heartbeats =
-    'pglite' in connection ? undefined : keepHeartbeats({ connectionString: connection.databaseUrl, schema: SCHEMA, heartbeatSeconds: settings.heartbeatSeconds });
+    'pglite' in connection
+      ? undefined
+      : keepHeartbeats({ connectionString: connection.databaseUrl, schema: SCHEMA, heartbeatSeconds: settings.heartbeatSeconds });
 
   // Queues are made once, by the first process that needs them, and kept: creating one that exists
   // changes nothing (pg-boss inserts ON CONFLICT DO NOTHING) but takes pg-boss's lock and a round of
@@ -145,7 +157,11 @@ export async function openQueue(store: { connection: QueueConnection }, settings
       await ensure(name);
       // NOTIFY wakes a worker only for a job ready at once: a retry or a startAfter job becomes ready
       // later, silently, and pg-boss's default NOTIFY-time poll (30 s) would hold it that long
-      const poll = { pollingIntervalSeconds: settings.pollSeconds, notifyPollingIntervalSeconds: settings.pollSeconds, localConcurrency: options.concurrency ?? 1 };
+      const poll = {
+        pollingIntervalSeconds: settings.pollSeconds,
+        notifyPollingIntervalSeconds: settings.pollSeconds,
+        localConcurrency: options.concurrency ?? 1,
+      };
       await boss.work<T>(name, poll, async ([job]) => {
         if (!job) return;
         heartbeats?.hold(name, job.id, job.retryCount);

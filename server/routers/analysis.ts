@@ -39,8 +39,9 @@ export const analysisRouter = {
     })
     .input(envAnalysisStartInput)
     .output(analysisStatusSchema)
-    .mutation(async ({ ctx, input }) =>
-      (await startAnalysis(ctx, input.id, { budget: { maxIndexes: input.maxIndexes, maxBytes: input.maxBytes }, hiddenIndexes: input.hiddenIndexes })).status,
+    .mutation(
+      async ({ ctx, input }) =>
+        (await startAnalysis(ctx, input.id, { budget: { maxIndexes: input.maxIndexes, maxBytes: input.maxBytes }, hiddenIndexes: input.hiddenIndexes })).status,
     ),
 
   latest: procedure
@@ -63,7 +64,9 @@ export const analysisRouter = {
     .query(({ ctx, input }) => latestIndexHealth(ctx.store.db, input.id)),
 
   query: procedure
-    .meta({ openapi: { method: 'GET', path: '/env/{id}/queries/{hash}/analysis', tags: TAG, summary: "A query's production plan, cost and index recommendations" } })
+    .meta({
+      openapi: { method: 'GET', path: '/env/{id}/queries/{hash}/analysis', tags: TAG, summary: "A query's production plan, cost and index recommendations" },
+    })
     .input(queryAnalysisInput)
     .output(queryAnalysisSchema)
     .query(({ ctx, input }) => readQueryAnalysis(ctx.store.db, input.id, input.hash)),

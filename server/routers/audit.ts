@@ -14,13 +14,11 @@ export const auditRouter = {
         method: 'GET',
         path: '/audit',
         tags: TAG,
-        summary: 'The audit log, newest first: admins read all of it, owners their environments\' entries',
+        summary: "The audit log, newest first: admins read all of it, owners their environments' entries",
         description: 'The total number of matching entries is in the X-Total-Count header.',
       },
     })
     .input(auditInput)
     .output(listOutput(auditEntrySchema))
-    .query(async ({ ctx, input }) =>
-      rowsWithTotal(ctx, await readAudit(ctx.store.db, { ...input, environments: ctx.visibleEnvironments('owner') })),
-    ),
+    .query(async ({ ctx, input }) => rowsWithTotal(ctx, await readAudit(ctx.store.db, { ...input, environments: ctx.visibleEnvironments('owner') }))),
 } satisfies TRPCRouterRecord;

@@ -22,7 +22,8 @@ export const connectionsRouter = {
         path: '/env/{id}/connections/{connectionId}',
         tags: TAG,
         summary: "Change a connection's schema filters",
-        description: 'includeSchemas and excludeSchemas are lists of glob patterns (* any characters, ? one character, case-sensitive); a list left out keeps its value.',
+        description:
+          'includeSchemas and excludeSchemas are lists of glob patterns (* any characters, ? one character, case-sensitive); a list left out keeps its value.',
       },
     })
     .input(updateConnectionInput)

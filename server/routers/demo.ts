@@ -34,7 +34,7 @@ export const demoRouter = {
 
   remove: procedure
     .meta({
-      openapi: { method: 'DELETE', path: '/demo', tags: TAG, summary: "Remove the demo: its environment, CI runs, PostgreSQL server and data folder" },
+      openapi: { method: 'DELETE', path: '/demo', tags: TAG, summary: 'Remove the demo: its environment, CI runs, PostgreSQL server and data folder' },
       successStatus: 204,
     })
     .input(noInput)

@@ -1,7 +1,15 @@
 // Environments: create, list, read (with connections and repos), rename, delete.
 import type { TRPCRouterRecord } from '@trpc/server';
 import { z } from 'zod';
-import { createEnvironmentInput, envIdInput, environmentDetail, environmentSummary, idOutput, updatedEnvironment, updateEnvironmentInput } from '../../shared/environments';
+import {
+  createEnvironmentInput,
+  envIdInput,
+  environmentDetail,
+  environmentSummary,
+  idOutput,
+  updatedEnvironment,
+  updateEnvironmentInput,
+} from '../../shared/environments';
 import { createEnvironment, deleteEnvironment, listEnvironments, readEnvironment, updateEnvironment } from '../domain/environments';
 import { snapshotRefreshSchema } from '../../shared/snapshot';
 import { refreshSnapshot } from '../verdict/snapshots';

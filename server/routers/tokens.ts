@@ -40,7 +40,7 @@ export const tokensRouter = {
     }),
 
   list: procedure
-    .meta({ openapi: { method: 'GET', path: '/tokens', tags: TAG, summary: 'Your personal tokens (admins: everyone\'s), never the tokens themselves' } })
+    .meta({ openapi: { method: 'GET', path: '/tokens', tags: TAG, summary: "Your personal tokens (admins: everyone's), never the tokens themselves" } })
     .input(z.object({}).optional())
     .output(listOutput(tokenSummary))
     .query(({ ctx }) => {
@@ -65,7 +65,7 @@ export const ciTokensRouter = {
         method: 'POST',
         path: '/env/{id}/ci-tokens',
         tags: TAG,
-        summary: "Make a CI token for the environment (shown this once)",
+        summary: 'Make a CI token for the environment (shown this once)',
         description: "Its only power: post runs of the environment's linked repositories (POST /api/ci/runs) and read those runs and their verdicts.",
       },
       successStatus: 201,
@@ -81,7 +81,10 @@ export const ciTokensRouter = {
     .query(({ ctx, input }) => listCiTokens(ctx.store.db, input.id)),
 
   revoke: procedure
-    .meta({ openapi: { method: 'DELETE', path: '/env/{id}/ci-tokens/{tokenId}', tags: TAG, summary: 'Revoke a CI token: it stops working at once' }, successStatus: 204 })
+    .meta({
+      openapi: { method: 'DELETE', path: '/env/{id}/ci-tokens/{tokenId}', tags: TAG, summary: 'Revoke a CI token: it stops working at once' },
+      successStatus: 204,
+    })
     .input(ciTokenRefInput)
     .output(z.void())
     .mutation(({ ctx, input }) => revokeCiToken(ctx.store.db, input.id, input.tokenId)),

@@ -32,7 +32,10 @@ export const webhooksRouter = {
     .query(({ ctx, input }) => listWebhooks(ctx.store.db, input.id)),
 
   remove: procedure
-    .meta({ openapi: { method: 'DELETE', path: '/env/{id}/webhooks/{webhookId}', tags: TAG, summary: 'Remove a webhook and its delivery log' }, successStatus: 204 })
+    .meta({
+      openapi: { method: 'DELETE', path: '/env/{id}/webhooks/{webhookId}', tags: TAG, summary: 'Remove a webhook and its delivery log' },
+      successStatus: 204,
+    })
     .input(webhookRefInput)
     .output(z.void())
     .mutation(({ ctx, input }) => removeWebhook(ctx.store.db, input.id, input.webhookId)),
@@ -52,7 +55,14 @@ export const webhooksRouter = {
     .mutation(({ ctx, input }) => testWebhook(ctx, input.id, input.webhookId)),
 
   deliveries: procedure
-    .meta({ openapi: { method: 'GET', path: '/env/{id}/webhooks/deliveries', tags: TAG, summary: "The latest deliveries of the environment's webhooks, newest first" } })
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/env/{id}/webhooks/deliveries',
+        tags: TAG,
+        summary: "The latest deliveries of the environment's webhooks, newest first",
+      },
+    })
     .input(listDeliveriesInput)
     .output(listOutput(webhookDelivery))
     .query(({ ctx, input }) => listDeliveries(ctx.store.db, input.id, input.limit)),

@@ -6,7 +6,15 @@
 // first planning is kept, and the workload's choice reads every query's alternatives from here.
 // Two callers planning the same miss at once both plan it; the second insert does nothing.
 import { and, eq, sql } from 'drizzle-orm';
-import { analyzeSnapshot, hiddenStatisticsWarnings, ShadowSlots, sharedShadowSlots, type QueryInput, type ShadowServer, type Snapshot } from '../../advisor/index';
+import {
+  analyzeSnapshot,
+  hiddenStatisticsWarnings,
+  ShadowSlots,
+  sharedShadowSlots,
+  type QueryInput,
+  type ShadowServer,
+  type Snapshot,
+} from '../../advisor/index';
 import type { PlannedQuery, Recommendation } from '../../shared/analysis';
 import type { PlanNode } from '../../shared/plan';
 import { queryPlans } from '../db/schema';
@@ -72,7 +80,11 @@ const READ_CHUNK = 1000;
 export async function planCached(db: Db, input: PlanCachedInput): Promise<PlanCachedResult> {
   const queries = uniqueByHash(input.queries);
   const total = queries.length;
-  const plans = await readCached(db, input, queries.map((q) => q.hash));
+  const plans = await readCached(
+    db,
+    input,
+    queries.map((q) => q.hash),
+  );
   const misses = queries.filter((q) => !plans.has(q.hash));
   const hits = total - misses.length;
   input.onProgress?.(hits, total);

@@ -53,7 +53,8 @@ export function findCauses(input: CauseInput): FindingCause[] {
     if (match) causes.push({ kind: 'no_statistics', object: match[1]!, detail: `${note}: planned with the planner's default estimates` });
   }
   if (input.pairing !== undefined) {
-    const costs = input.cost !== null && input.baselineCost !== null ? `; it costs ${round1(input.cost)} against the edited query's ${round1(input.baselineCost)}` : '';
+    const costs =
+      input.cost !== null && input.baselineCost !== null ? `; it costs ${round1(input.cost)} against the edited query's ${round1(input.baselineCost)}` : '';
     causes.push({ kind: 'query_changed', detail: `the query's text changed: ${input.pairing}${costs}` });
   }
   // Production's statistics hidden from the role: the planner's defaults, whatever else moved the cost.

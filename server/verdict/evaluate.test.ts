@@ -206,7 +206,13 @@ describe('changed_query (a query edited, paired by the analysis)', () => {
   const edited = (cost: number | null, pairedCost: number | null) =>
     q(H.b, cost, {
       formattedQuery: 'SELECT * FROM t_a WHERE id = $1 AND status = $2',
-      pairedWith: { hash: H.a.toUpperCase(), formattedQuery: 'SELECT * FROM t_a WHERE id = $1', cost: pairedCost, plan: null, reason: 'its parse tree is close' },
+      pairedWith: {
+        hash: H.a.toUpperCase(),
+        formattedQuery: 'SELECT * FROM t_a WHERE id = $1',
+        cost: pairedCost,
+        plan: null,
+        reason: 'its parse tree is close',
+      },
     });
 
   it('is reported once, as changed with both texts and both costs, not as new', () => {
@@ -221,7 +227,10 @@ describe('changed_query (a query edited, paired by the analysis)', () => {
       causes: [{ kind: 'query_changed', detail: "the query's text changed: its parse tree is close; it costs 1050 against the edited query's 1000" }],
     });
     expect(v.summary).toMatchObject({ newQueries: 0 });
-    expect(verdict({ queries: [edited(1050, 1000)], baseline: mainBaseline({ [H.a]: 1000 }), policy: policyWith({ conditions: { changed_query: 'off' } }) }).findings).toEqual([]);
+    expect(
+      verdict({ queries: [edited(1050, 1000)], baseline: mainBaseline({ [H.a]: 1000 }), policy: policyWith({ conditions: { changed_query: 'off' } }) })
+        .findings,
+    ).toEqual([]);
   });
 
   it('an edit that costs more than the threshold is a cost regression, its cause the edit', () => {
@@ -243,7 +252,10 @@ describe('call_count_regression (N+1)', () => {
   });
 
   it('warns when a query runs at least callRatio times as often as in the baseline and at least minCalls times', () => {
-    const v = verdict({ queries: [q(H.a, 10, { calls: 600 }), q(H.b, 10, { calls: 2 })], baseline: withCalls({ [H.a]: 10, [H.b]: 10 }, { [H.a]: 3, [H.b]: 2, [H.c]: 5 }) });
+    const v = verdict({
+      queries: [q(H.a, 10, { calls: 600 }), q(H.b, 10, { calls: 2 })],
+      baseline: withCalls({ [H.a]: 10, [H.b]: 10 }, { [H.a]: 3, [H.b]: 2, [H.c]: 5 }),
+    });
     expect(v.status).toBe('warn');
     expect(kinds(v)).toEqual(['call_count_regression:a:warn']);
     expect(v.findings[0]).toMatchObject({ calls: 600, baselineCalls: 3, cost: 10, baselineCost: 10 });
@@ -339,7 +351,7 @@ describe('plans and causes', () => {
   const indexScan = { 'Node Type': 'Index Scan', 'Total Cost': 8, 'Plan Rows': 40, 'Relation Name': 'orders', 'Index Name': 'x_idx' };
   const seqScan = { 'Node Type': 'Seq Scan', 'Total Cost': 90_000, 'Plan Rows': 40, 'Relation Name': 'orders' };
 
-  it("a regression from a dropped index carries both plans, their diff, and the index as its cause", () => {
+  it('a regression from a dropped index carries both plans, their diff, and the index as its cause', () => {
     const v = verdict({
       queries: [q(H.a, 90_000, { indexesUsedInProduction: ['public.x_idx'], plan: seqScan, baselinePlan: indexScan })],
       baseline: mainBaseline({ [H.a]: 8 }),
@@ -606,7 +618,13 @@ describe('unavailable and pending', () => {
   });
 
   it('pending says how far the analysis is', () => {
-    const v = pendingVerdict({ policy: defaultPolicy(), queries: 500, progress: { done: 12, total: 50 }, baseline: mainBaseline({}).meta, snapshotAt: '2026-11-22T10:00:00.000Z' });
+    const v = pendingVerdict({
+      policy: defaultPolicy(),
+      queries: 500,
+      progress: { done: 12, total: 50 },
+      baseline: mainBaseline({}).meta,
+      snapshotAt: '2026-11-22T10:00:00.000Z',
+    });
     expect(verdictSchema.parse(v)).toEqual(v);
     expect(v).toMatchObject({ status: 'pending', reason: 'Analyzing: 12 of 50 queries planned', analyzedAt: null, findings: [] });
     expect(v.summary.queries).toBe(500);

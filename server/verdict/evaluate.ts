@@ -241,7 +241,12 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
 
     const compared = inBaseline || pair !== null;
     const regressed =
-      compared && cost !== null && baselineCost !== null && exceeds(cost, baselineCost, policy.costRegressionPct) && cost >= policy.minCost && add('cost_regression');
+      compared &&
+      cost !== null &&
+      baselineCost !== null &&
+      exceeds(cost, baselineCost, policy.costRegressionPct) &&
+      cost >= policy.minCost &&
+      add('cost_regression');
     // an edited query is reported once: as the regression it causes, or as changed
     if (pair && !regressed) add('changed_query');
     if ((query.indexesUsedInProduction ?? []).some((name) => dropped.has(name))) add('lost_index');
@@ -259,9 +264,7 @@ export function evaluateVerdict(input: EvaluateInput): Verdict {
   const count = (kind: FindingKind) => findings.filter((f) => f.kind === kind).length;
   return {
     status,
-    reason: input.baseline
-      ? null
-      : `No earlier run of branch "${policy.comparisonBranch}" to compare with: only indexes the run's schema drops were checked`,
+    reason: input.baseline ? null : `No earlier run of branch "${policy.comparisonBranch}" to compare with: only indexes the run's schema drops were checked`,
     baseline: input.baseline ? { ...input.baseline.meta } : null,
     snapshotAt: input.snapshotAt,
     plannedOn: plannedOn(input.snapshotAt, input.baseline !== null),

@@ -185,10 +185,7 @@ describe.each(BACKENDS)('verdict analysis of CI runs (%s)', (backend) => {
   it('gives two runs posted at once each its verdict', async () => {
     const pairRepo = `acme/pair-${backend}`;
     await environment(`pair-${backend}`, { production: true, repo: pairRepo });
-    const [a, b] = await Promise.all([
-      post(pairRepo, '1', 'feature/a', [BY_ID, BY_KIND]),
-      post(pairRepo, '2', 'feature/b', [BY_ACCOUNT, BY_CREATED]),
-    ]);
+    const [a, b] = await Promise.all([post(pairRepo, '1', 'feature/a', [BY_ID, BY_KIND]), post(pairRepo, '2', 'feature/b', [BY_ACCOUNT, BY_CREATED])]);
     const [va, vb] = await Promise.all([verdictOf(a), verdictOf(b)]);
     // neither has a main run before it: only lost indexes count, and none were dropped
     expect(va).toMatchObject({ status: 'pass', baseline: null, summary: { queries: 2 } });

@@ -130,7 +130,11 @@ function progressWriter(db: Db, runId: string) {
     if (!force && now - lastWrite < 250) return;
     lastWrite = now;
     pending = pending.then(() =>
-      db.update(ciRunAnalyses).set({ done, total }).where(eq(ciRunAnalyses.runId, runId)).catch(() => undefined),
+      db
+        .update(ciRunAnalyses)
+        .set({ done, total })
+        .where(eq(ciRunAnalyses.runId, runId))
+        .catch(() => undefined),
     );
   };
   return { write, flush: () => pending };
@@ -226,7 +230,11 @@ interface PlanningSchemas {
   baselineApplied: AppliedRunSchema;
 }
 
-async function planningSchemas(services: Services, environmentId: string, { queries, shared, runSchema, baselineSchema }: Comparison): Promise<PlanningSchemas> {
+async function planningSchemas(
+  services: Services,
+  environmentId: string,
+  { queries, shared, runSchema, baselineSchema }: Comparison,
+): Promise<PlanningSchemas> {
   // Only what these queries need of production is read (or added to the stored snapshot) and
   // planned on; the run's schema differences are applied to that part (run-schema.ts).
   // VERDICT_SNAPSHOT=full (config.ts): production's whole schema, as before verdicts were scoped;
@@ -264,18 +272,20 @@ async function planQueries(
   const plan = async (digest: string, planned: Snapshot, list: RunQuery[]) => {
     const base = offset;
     offset += list.length;
-    const result = await whenNotBusy(() => planCached(services.store.db, {
-      environmentId,
-      snapshotId,
-      snapshot: planned,
-      digest,
-      queries: list,
-      shadows: warmShadows(services.config),
-      fullShadow: whole,
-      // the plans themselves, for the verdict's plan diff and causes
-      withPlans: true,
-      onProgress: (done) => progress.write(base + done, total),
-    }));
+    const result = await whenNotBusy(() =>
+      planCached(services.store.db, {
+        environmentId,
+        snapshotId,
+        snapshot: planned,
+        digest,
+        queries: list,
+        shadows: warmShadows(services.config),
+        fullShadow: whole,
+        // the plans themselves, for the verdict's plan diff and causes
+        withPlans: true,
+        onProgress: (done) => progress.write(base + done, total),
+      }),
+    );
     return result.plans;
   };
   progress.write(0, total, true);
@@ -285,7 +295,11 @@ async function planQueries(
 }
 
 /** One row per run query: its plan beside its baseline's (the same query's, or the one it edits). */
-function verdictRows({ queries, sharedHashes, pairs, runSchema, baselineSchema }: Comparison, { production, applied }: PlanningSchemas, plans: Plans): RunQueryPlanRow[] {
+function verdictRows(
+  { queries, sharedHashes, pairs, runSchema, baselineSchema }: Comparison,
+  { production, applied }: PlanningSchemas,
+  plans: Plans,
+): RunQueryPlanRow[] {
   const removed = runSchema && baselineSchema ? indexesRemoved(baselineSchema, runSchema) : new Set<string>();
   return queries.map((q) => {
     const own = plans.run.get(q.hash);
@@ -310,7 +324,14 @@ function verdictRows({ queries, sharedHashes, pairs, runSchema, baselineSchema }
 }
 
 /** The run's rows replace any an earlier attempt stored, and the verdict is done, in one transaction. */
-async function storeVerdict(db: Db, runId: string, { baseline }: Comparison, { snapshotId, applied }: PlanningSchemas, { total }: Plans, rows: RunQueryPlanRow[]): Promise<void> {
+async function storeVerdict(
+  db: Db,
+  runId: string,
+  { baseline }: Comparison,
+  { snapshotId, applied }: PlanningSchemas,
+  { total }: Plans,
+  rows: RunQueryPlanRow[],
+): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.delete(ciRunQueryPlans).where(eq(ciRunQueryPlans.runId, runId));
     // raw, unlike the delete: a run's rows are many, and jobs.sql.ts binds them as one parameter
@@ -357,7 +378,10 @@ function withRunTypes(refs: QueryRefs, ...schemas: (RunSchema | null)[]): QueryR
   const types = new Map(refs.types.map((t) => [JSON.stringify(t), t]));
   for (const schema of schemas) {
     for (const [, , , type] of schema?.columns ?? []) {
-      const base = type.replace(/(\[\d*\])+$/, '').replace(/\(.*\)$/, '').trim();
+      const base = type
+        .replace(/(\[\d*\])+$/, '')
+        .replace(/\(.*\)$/, '')
+        .trim();
       const m = /^(?:("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)\.)?("(?:[^"]|"")+"|[a-z_][a-z0-9_$]*)$/.exec(base);
       if (!m) continue;
       const unquote = (s: string) => (s.startsWith('"') ? s.slice(1, -1).replace(/""/g, '"') : s);

@@ -199,14 +199,20 @@ export function pairChangedQueries(runOnly: readonly PairingQuery[], baselineOnl
     const run = runSites.get(key)!;
     const baseline = baselineSites.get(key);
     if (!baseline || pairedRun.has(run.query.hash) || pairedBaseline.has(baseline.query.hash)) continue;
-    take(run.query.hash, baseline.query.hash, `shares its call site (${describeCallSite(run.site)}) with baseline query ${baseline.query.hash}, which this run no longer has`);
+    take(
+      run.query.hash,
+      baseline.query.hash,
+      `shares its call site (${describeCallSite(run.site)}) with baseline query ${baseline.query.hash}, which this run no longer has`,
+    );
   }
 
   const shapes = (queries: readonly PairingQuery[], paired: Set<string>) =>
-    queries.filter((q) => !paired.has(q.hash)).flatMap((q) => {
-      const shape = shapeOf(q.query);
-      return shape ? [{ hash: q.hash, shape }] : [];
-    });
+    queries
+      .filter((q) => !paired.has(q.hash))
+      .flatMap((q) => {
+        const shape = shapeOf(q.query);
+        return shape ? [{ hash: q.hash, shape }] : [];
+      });
   const baselineShapes = shapes(baselineOnly, pairedBaseline);
   const byRelations = new Map<string, typeof baselineShapes>();
   for (const entry of baselineShapes) {

@@ -105,20 +105,22 @@ async function readPlanRows(db: Db, runIds: readonly string[], withText: boolean
     const rows = await db.select(columns).from(ciRunQueryPlans).where(where);
     return rows.map((row) => ({ ...row, formattedQuery: null, plan: null, baselinePlan: null, pairedFormattedQuery: null }));
   }
-  return db
-    .select({
-      ...columns,
-      formattedQuery: ciRunQueries.formattedQuery,
-      plan: ciRunQueryPlans.plan,
-      baselinePlan: ciRunQueryPlans.baselinePlan,
-      pairedFormattedQuery: pairedQueries.formattedQuery,
-    })
-    .from(ciRunQueryPlans)
-    .leftJoin(ciRunQueries, and(eq(ciRunQueries.runId, ciRunQueryPlans.runId), eq(ciRunQueries.hash, ciRunQueryPlans.hash)))
-    // the paired query's text is the baseline run's
-    .leftJoin(ciRunAnalyses, eq(ciRunAnalyses.runId, ciRunQueryPlans.runId))
-    .leftJoin(pairedQueries, and(eq(pairedQueries.runId, ciRunAnalyses.baselineRunId), eq(pairedQueries.hash, ciRunQueryPlans.pairedHash)))
-    .where(where);
+  return (
+    db
+      .select({
+        ...columns,
+        formattedQuery: ciRunQueries.formattedQuery,
+        plan: ciRunQueryPlans.plan,
+        baselinePlan: ciRunQueryPlans.baselinePlan,
+        pairedFormattedQuery: pairedQueries.formattedQuery,
+      })
+      .from(ciRunQueryPlans)
+      .leftJoin(ciRunQueries, and(eq(ciRunQueries.runId, ciRunQueryPlans.runId), eq(ciRunQueries.hash, ciRunQueryPlans.hash)))
+      // the paired query's text is the baseline run's
+      .leftJoin(ciRunAnalyses, eq(ciRunAnalyses.runId, ciRunQueryPlans.runId))
+      .leftJoin(pairedQueries, and(eq(pairedQueries.runId, ciRunAnalyses.baselineRunId), eq(pairedQueries.hash, ciRunQueryPlans.pairedHash)))
+      .where(where)
+  );
 }
 
 interface RunQueryFigures {
@@ -171,12 +173,7 @@ function baselineOf(run: RunRow): VerdictBaseline | null {
 
 type FiguresByRun = ReadonlyMap<string, ReadonlyMap<string, RunQueryFigures>>;
 
-function verdictOf(
-  run: RunRow,
-  plans: readonly PlanRow[],
-  acknowledgements: readonly { hash: string; cost: number | null }[],
-  figures: FiguresByRun,
-): Verdict {
+function verdictOf(run: RunRow, plans: readonly PlanRow[], acknowledgements: readonly { hash: string; cost: number | null }[], figures: FiguresByRun): Verdict {
   const policy = readStoredPolicy(run.policy);
   if (!run.environmentId) {
     return unavailableVerdict(`Repository ${run.repo} was not linked to an environment when this run was posted`, policy);
@@ -244,9 +241,16 @@ async function readVerdicts(db: Db, runIds: readonly string[], withText: boolean
   const runs = await readRunRows(db, runIds);
   const analyzed = runs.filter((run) => run.environmentId && run.status === 'done');
   const [plans, acknowledgements, figures] = await Promise.all([
-    readPlanRows(db, analyzed.map((run) => run.id), withText),
+    readPlanRows(
+      db,
+      analyzed.map((run) => run.id),
+      withText,
+    ),
     readAcknowledgements(db, [...new Set(analyzed.map((run) => run.environmentId!))]),
-    readRunQueryFigures(db, analyzed.flatMap((run) => (run.baselineId ? [run.id, run.baselineId] : [run.id]))),
+    readRunQueryFigures(
+      db,
+      analyzed.flatMap((run) => (run.baselineId ? [run.id, run.baselineId] : [run.id])),
+    ),
   ]);
   const plansByRun = groupBy(plans, (plan) => plan.runId);
   for (const run of runs) {

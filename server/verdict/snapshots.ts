@@ -156,7 +156,11 @@ interface StoredRow {
 /** The latest snapshot stored for the environment's production connection, whatever its age, without its content. */
 async function latestRow(services: Services, environmentId: string, connectionId: string): Promise<StoredRow | undefined> {
   const [row] = await services.store.db
-    .select({ id: productionSnapshots.id, readAt: productionSnapshots.readAt, digest: productionSnapshots.digest, scope: sql<SnapshotScope | null>`${productionSnapshots.snapshot} -> 'scope'`,
+    .select({
+      id: productionSnapshots.id,
+      readAt: productionSnapshots.readAt,
+      digest: productionSnapshots.digest,
+      scope: sql<SnapshotScope | null>`${productionSnapshots.snapshot} -> 'scope'`,
       schemaFilters: sql<SchemaFilters | null>`${productionSnapshots.snapshot} -> 'schemaFilters'`,
     })
     .from(productionSnapshots)
@@ -183,10 +187,22 @@ function heldBy(snapshot: Snapshot) {
  * A stored scoped snapshot with what it lacks read from production now and added, under its id.
  * What it held stays as it was read. Undefined when its row is gone (pruned meanwhile).
  */
-async function extendStored(services: Services, stored: StoredSnapshot, production: ProductionConnection, missing: MissingScope): Promise<StoredSnapshot | undefined> {
+async function extendStored(
+  services: Services,
+  stored: StoredSnapshot,
+  production: ProductionConnection,
+  missing: MissingScope,
+): Promise<StoredSnapshot | undefined> {
   const more = await readSnapshot(production.connectionString, {
     schemaFilters: production.schemaFilters,
-    scope: { names: missing.names, used: missing.used, needed: missing.needed, types: missing.types, functions: missing.functions, known: heldBy(stored.snapshot) },
+    scope: {
+      names: missing.names,
+      used: missing.used,
+      needed: missing.needed,
+      types: missing.types,
+      functions: missing.functions,
+      known: heldBy(stored.snapshot),
+    },
   });
   const merged = mergeSnapshots(stored.snapshot, more);
   const digest = digestOf(merged);
@@ -202,7 +218,10 @@ async function extendStored(services: Services, stored: StoredSnapshot, producti
 }
 
 /** Write counters move with every write to production: they are not what makes plans differ. */
-const digestOf = (snapshot: Snapshot) => createHash('sha256').update(JSON.stringify({ ...snapshot, writes: undefined })).digest('hex');
+const digestOf = (snapshot: Snapshot) =>
+  createHash('sha256')
+    .update(JSON.stringify({ ...snapshot, writes: undefined }))
+    .digest('hex');
 
 /** A stored snapshot with its content (kept in memory for the latest one). Undefined when pruned meanwhile. */
 async function loadRow(services: Services, environmentId: string, connectionId: string, row: StoredRow): Promise<StoredSnapshot | undefined> {
@@ -247,11 +266,7 @@ async function readAndStore(
     .update(productionSnapshots)
     .set({ readAt })
     .where(
-      and(
-        eq(productionSnapshots.environmentId, environmentId),
-        eq(productionSnapshots.connectionId, production.id),
-        eq(productionSnapshots.digest, digest),
-      ),
+      and(eq(productionSnapshots.environmentId, environmentId), eq(productionSnapshots.connectionId, production.id), eq(productionSnapshots.digest, digest)),
     )
     .returning({ id: productionSnapshots.id });
   if (same) {

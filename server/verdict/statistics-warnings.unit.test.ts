@@ -17,7 +17,13 @@ const snapshot = {
 
 const ORDERS = hiddenStatisticsWarning('shop.orders');
 
-const query = (hash: string, cost: number, schemaNotes: string[]): VerdictQuery => ({ hash, formattedQuery: `SELECT ${hash}`, cost, recommendations: [], schemaNotes });
+const query = (hash: string, cost: number, schemaNotes: string[]): VerdictQuery => ({
+  hash,
+  formattedQuery: `SELECT ${hash}`,
+  cost,
+  recommendations: [],
+  schemaNotes,
+});
 
 describe("a verdict planned without production's column statistics", () => {
   it('notes the tables a plan reads whose statistics were hidden, not those never analyzed or not read', () => {
@@ -33,7 +39,14 @@ describe("a verdict planned without production's column statistics", () => {
   it('gives a regression on such a table a no_statistics cause naming it, and lists each table once on the verdict', () => {
     expect(statisticsCauses([ORDERS, 'index shop.x is dropped in this run'])).toEqual([{ kind: 'no_statistics', object: 'shop.orders', detail: ORDERS }]);
     const queries = [query('aaaa', 300, [ORDERS]), query('bbbb', 10, [ORDERS]), query('cccc', 10, [])];
-    const baseline = { meta: { id: 'run_base', runId: '1', branch: 'main', createdAt: '2026-11-22T09:00:00.000Z' }, costs: new Map([['aaaa', 100], ['bbbb', 10], ['cccc', 10]]) };
+    const baseline = {
+      meta: { id: 'run_base', runId: '1', branch: 'main', createdAt: '2026-11-22T09:00:00.000Z' },
+      costs: new Map([
+        ['aaaa', 100],
+        ['bbbb', 10],
+        ['cccc', 10],
+      ]),
+    };
     const verdict = withStatisticsWarnings(
       evaluateVerdict({ queries, baseline, policy: defaultPolicy(), acknowledgements: [], droppedIndexes: [], snapshotAt: null, analyzedAt: null }),
       queries,
@@ -44,7 +57,15 @@ describe("a verdict planned without production's column statistics", () => {
       ['no_statistics', 'shop.orders'],
       ['plan_choice', null],
     ]);
-    const clean = evaluateVerdict({ queries: [query('cccc', 10, [])], baseline, policy: defaultPolicy(), acknowledgements: [], droppedIndexes: [], snapshotAt: null, analyzedAt: null });
+    const clean = evaluateVerdict({
+      queries: [query('cccc', 10, [])],
+      baseline,
+      policy: defaultPolicy(),
+      acknowledgements: [],
+      droppedIndexes: [],
+      snapshotAt: null,
+      analyzedAt: null,
+    });
     expect(withStatisticsWarnings(clean, [query('cccc', 10, [])])).not.toHaveProperty('warnings');
   });
 });

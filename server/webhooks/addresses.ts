@@ -61,7 +61,10 @@ const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith(
  * Other names are checked when connecting (resolving them here could not stop a rebinding later).
  */
 export function refusedHost(hostname: string, allowPrivate: boolean): string | undefined {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (isIP(host)) return refusedAddress(host, allowPrivate);
   if (isLocalhostName(host) && !allowPrivate) return refusedAddress('127.0.0.1', false)?.replace('127.0.0.1', host);
   return undefined;

@@ -38,13 +38,20 @@ export function slackText(payload: WebhookPayload): string {
   const link = text(d.url) ? ` <${text(d.url)}|details>` : '';
   switch (payload.event) {
     case 'ci.verdict.failed':
-      return `:x: CI verdict *failed* in ${env}: ${text(d.repo) ?? 'a run'}${text(d.branch) ? ` on \`${text(d.branch)}\`` : ''}${text(d.ciRunId) ?? text(d.runId) ? ` (run ${text(d.ciRunId) ?? text(d.runId)})` : ''}.${text(d.summary) ? ` ${text(d.summary)}` : ''}${link}`;
+      return `:x: CI verdict *failed* in ${env}: ${text(d.repo) ?? 'a run'}${text(d.branch) ? ` on \`${text(d.branch)}\`` : ''}${(text(d.ciRunId) ?? text(d.runId)) ? ` (run ${text(d.ciRunId) ?? text(d.runId)})` : ''}.${text(d.summary) ? ` ${text(d.summary)}` : ''}${link}`;
     case 'production.query.new':
       return `:new: New query in production in ${env}${text(d.hash) ? ` (\`${text(d.hash)}\`)` : ''}${text(d.query) ? `:\n\`\`\`${clip(text(d.query)!)}\`\`\`` : '.'}${link}`;
     case 'production.query.regressed':
       return `:chart_with_upwards_trend: A production query regressed in ${env}${text(d.hash) ? ` (\`${text(d.hash)}\`)` : ''}${text(d.summary) ? `: ${text(d.summary)}` : '.'}${link}`;
     case 'analysis.recommendation.new':
-      return `:bulb: Analyze in ${env} recommends ${Array.isArray(d.indexes) ? `${d.indexes.length} new index${d.indexes.length === 1 ? '' : 'es'}` : 'new indexes'}${Array.isArray(d.indexes) ? `:\n${d.indexes.slice(0, 5).map((i) => `• \`${clip(text((i as { createIndex?: unknown }).createIndex) ?? '')}\``).join('\n')}` : '.'}${link}`;
+      return `:bulb: Analyze in ${env} recommends ${Array.isArray(d.indexes) ? `${d.indexes.length} new index${d.indexes.length === 1 ? '' : 'es'}` : 'new indexes'}${
+        Array.isArray(d.indexes)
+          ? `:\n${d.indexes
+              .slice(0, 5)
+              .map((i) => `• \`${clip(text((i as { createIndex?: unknown }).createIndex) ?? '')}\``)
+              .join('\n')}`
+          : '.'
+      }${link}`;
     case 'webhook.test':
       return `:wave: Test from querytrail for ${env}: this webhook works.`;
   }

@@ -125,7 +125,9 @@ describe.each(BACKENDS)('events emitted by the server (%s)', (backend) => {
     await settledLog(2);
     const [notified] = mine('analysis.recommendation.new');
     expect(notified!.body.data).toMatchObject({ analysisId: first.id });
-    expect(notified!.body.data.indexes.map((i: { createIndex: string }) => i.createIndex)).toEqual(first.indexes.map((i: { createIndex: string }) => i.createIndex));
+    expect(notified!.body.data.indexes.map((i: { createIndex: string }) => i.createIndex)).toEqual(
+      first.indexes.map((i: { createIndex: string }) => i.createIndex),
+    );
 
     const second = await analyze();
     expect(second.indexes.map((i: { createIndex: string }) => i.createIndex)).toEqual(first.indexes.map((i: { createIndex: string }) => i.createIndex));

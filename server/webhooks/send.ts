@@ -18,7 +18,12 @@ export interface SendResult {
   permanent: boolean;
 }
 
-export function sendWebhook(url: URL, body: string, headers: Record<string, string>, options: { allowPrivate: boolean; timeoutMs?: number }): Promise<SendResult> {
+export function sendWebhook(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; timeoutMs?: number },
+): Promise<SendResult> {
   const refused = refusedHost(url.hostname, options.allowPrivate);
   if (refused) return Promise.resolve({ error: refused, permanent: true });
   const timeoutMs = options.timeoutMs ?? SEND_TIMEOUT_MS;

@@ -15,11 +15,15 @@ const stored = (event: WebhookPayload['event'], data: Record<string, unknown>) =
 
 describe('the Slack body', () => {
   it('is { text } naming the environment and what happened, for every event', () => {
-    const verdict = JSON.parse(requestBody(stored('ci.verdict.failed', { runId: 'run_7', repo: 'acme/payments', branch: 'feat/x', summary: '2 regressions' }), true));
+    const verdict = JSON.parse(
+      requestBody(stored('ci.verdict.failed', { runId: 'run_7', repo: 'acme/payments', branch: 'feat/x', summary: '2 regressions' }), true),
+    );
     expect(Object.keys(verdict)).toEqual(['text']);
     expect(verdict.text).toBe(':x: CI verdict *failed* in *Payments*: acme/payments on `feat/x` (run run_7). 2 regressions');
 
-    const recommendation = JSON.parse(requestBody(stored('analysis.recommendation.new', { indexes: [{ createIndex: 'CREATE INDEX ON orders (customer_id)' }] }), true));
+    const recommendation = JSON.parse(
+      requestBody(stored('analysis.recommendation.new', { indexes: [{ createIndex: 'CREATE INDEX ON orders (customer_id)' }] }), true),
+    );
     expect(recommendation.text).toBe(':bulb: Analyze in *Payments* recommends 1 new index:\n• `CREATE INDEX ON orders (customer_id)`');
 
     const query = JSON.parse(requestBody(stored('production.query.new', { hash: '0123456789abcdef', query: 'SELECT 1' }), true));

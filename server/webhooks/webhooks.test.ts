@@ -131,14 +131,27 @@ describe.each(BACKENDS)('webhooks (%s)', (backend) => {
     const before = receiver.received.length;
 
     receiver.script.push(500);
-    const [id, ...more] = await emitEvent(server.services, envId, 'ci.verdict.failed', { runId: 'run_1', repo: 'acme/payments', branch: 'feature' }, { key: 'run_1' });
+    const [id, ...more] = await emitEvent(
+      server.services,
+      envId,
+      'ci.verdict.failed',
+      { runId: 'run_1', repo: 'acme/payments', branch: 'feature' },
+      { key: 'run_1' },
+    );
     expect(more).toEqual([]); // only the webhook subscribed to the event
     expect(id).toBeDefined();
     // the same event about the same run again (a retried verdict job): nobody is notified twice
     expect(await emitEvent(server.services, envId, 'ci.verdict.failed', { runId: 'run_1' }, { key: 'run_1' })).toEqual([]);
 
     const logged = await settled(id!);
-    expect(logged).toMatchObject({ webhookId: hook.body.id, event: 'ci.verdict.failed', status: 'delivered', attempts: 2, responseStatus: 200, lastError: null });
+    expect(logged).toMatchObject({
+      webhookId: hook.body.id,
+      event: 'ci.verdict.failed',
+      status: 'delivered',
+      attempts: 2,
+      responseStatus: 200,
+      lastError: null,
+    });
     expect(logged.deliveredAt).toEqual(expect.any(String));
 
     await deliverWebhook(server.services, id!); // a stray second job: nothing is sent
@@ -228,7 +241,9 @@ describe.each(BACKENDS)('webhooks (%s)', (backend) => {
     }
     expect((await api(`/env/${envId}/webhooks`)).body.every((w: { maskedUrl: string }) => !w.maskedUrl.includes('example.com'))).toBe(true);
 
-    expect((await api('/env/env_missing/webhooks', { method: 'POST', json: { url: 'https://example.com/x', events: ['ci.verdict.failed'] } })).status).toBe(404);
+    expect((await api('/env/env_missing/webhooks', { method: 'POST', json: { url: 'https://example.com/x', events: ['ci.verdict.failed'] } })).status).toBe(
+      404,
+    );
     const missing = await api(`/env/${envId}/webhooks/wh_missing`, { method: 'DELETE' });
     expect(missing.status).toBe(404);
     expect(missing.body.error).toMatchObject({ code: 'not_found', message: 'Webhook wh_missing not found' });

@@ -84,7 +84,11 @@ const deliveryColumns = {
   lastAttemptAt: webhookDeliveries.lastAttemptAt,
   deliveredAt: webhookDeliveries.deliveredAt,
 };
-type DeliveryRow = Omit<WebhookDelivery, 'createdAt' | 'lastAttemptAt' | 'deliveredAt'> & { createdAt: Date; lastAttemptAt: Date | null; deliveredAt: Date | null };
+type DeliveryRow = Omit<WebhookDelivery, 'createdAt' | 'lastAttemptAt' | 'deliveredAt'> & {
+  createdAt: Date;
+  lastAttemptAt: Date | null;
+  deliveredAt: Date | null;
+};
 
 const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
   ...row,
@@ -133,6 +137,10 @@ export async function testWebhook(services: Services, environmentId: string, web
     body: payloadOf(hook.env, TEST_EVENT, { message: 'A test delivery from querytrail' }),
   });
   await attemptDelivery(services, id, { finalAttempt: true });
-  const [row] = await db.select(deliveryColumns).from(webhookDeliveries).innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId)).where(eq(webhookDeliveries.id, id));
+  const [row] = await db
+    .select(deliveryColumns)
+    .from(webhookDeliveries)
+    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+    .where(eq(webhookDeliveries.id, id));
   return toDelivery(row!);
 }

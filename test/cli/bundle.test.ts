@@ -46,7 +46,7 @@ describe('the CLI bundle in dist/', () => {
 describe('action.yml', () => {
   const yml = readFileSync(path.join(ROOT, 'action.yml'), 'utf8');
 
-  it('runs the bundle with the runner\'s Node, installing nothing', () => {
+  it("runs the bundle with the runner's Node, installing nothing", () => {
     expect(yml).toMatch(/^runs:\n {2}using: node24\n {2}main: dist\/querytrail\.mjs\n?$/m);
     expect(yml).not.toMatch(/npm (ci|install)/);
   });
@@ -61,7 +61,10 @@ describe('action.yml', () => {
     for (const name of declared.filter((n) => n !== 'api-url')) {
       const value = name === 'schema' ? 'false' : name === 'strict' ? 'true' : 'some-value';
       const changed = actionInvocation({ ...base, [`INPUT_${name.toUpperCase()}`]: value });
-      expect(JSON.stringify(changed.argv) !== JSON.stringify(plain.argv) || JSON.stringify(changed.env) !== JSON.stringify(plain.env), `input ${name} is not read`).toBe(true);
+      expect(
+        JSON.stringify(changed.argv) !== JSON.stringify(plain.argv) || JSON.stringify(changed.env) !== JSON.stringify(plain.env),
+        `input ${name} is not read`,
+      ).toBe(true);
     }
   });
 });
@@ -75,10 +78,12 @@ describe('the GitLab CI template (ci/gitlab/querytrail.gitlab-ci.yml)', () => {
   });
 
   it('keeps the Code Quality report ci-report writes, even when the verdict fails the job', () => {
-    expect(job).toMatch(new RegExp(`^ {2}artifacts:\\n {4}when: always\\b[^\\n]*\\n {4}reports:\\n {6}codequality: ${CODE_QUALITY_FILE.replace(/\./g, '\\.')}$`, 'm'));
+    expect(job).toMatch(
+      new RegExp(`^ {2}artifacts:\\n {4}when: always\\b[^\\n]*\\n {4}reports:\\n {6}codequality: ${CODE_QUALITY_FILE.replace(/\./g, '\\.')}$`, 'm'),
+    );
   });
 
-  it('runs the committed bundle (both its files) with the job\'s Node, installing nothing', () => {
+  it("runs the committed bundle (both its files) with the job's Node, installing nothing", () => {
     for (const file of BUNDLE_FILES) expect(job).toContain(`"$QUERYTRAIL_DIST_URL/${file}"`);
     expect(job).toMatch(/^ {4}- node \.querytrail\/querytrail\.mjs ci-report --db "\$DATABASE_URL"/m);
     expect(job).not.toMatch(/npm (ci|install)|npx/);

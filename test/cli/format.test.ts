@@ -79,7 +79,13 @@ describe('the verdict as text and Markdown', () => {
     expect(shortenQuery('SELECT a,\n  b\nFROM t')).toBe('SELECT a, b FROM t');
     expect(shortenQuery(`SELECT ${'x, '.repeat(60)}y FROM t`, 40)).toMatch(/^SELECT x, x, .{20,}…$/);
     expect(shortenQuery(`SELECT ${'x, '.repeat(60)}y FROM t`, 40)).toHaveLength(40);
-    expect([formatCost(8.4321), formatCost(74.81), formatCost(1985.5), formatCost(123456.7), formatCost(null)]).toEqual(['8.43', '74.8', '1,986', '123,457', '?']);
+    expect([formatCost(8.4321), formatCost(74.81), formatCost(1985.5), formatCost(123456.7), formatCost(null)]).toEqual([
+      '8.43',
+      '74.8',
+      '1,986',
+      '123,457',
+      '?',
+    ]);
   });
 
   it('lists each index to create once, and no index that saves less than the policy asks', () => {
@@ -89,7 +95,15 @@ describe('the verdict as text and Markdown', () => {
   });
 
   it('prints a readable text summary', () => {
-    expect(verdictText(verdict('fail', [finding({}), finding({ kind: 'cost_regression', severity: 'warn', baselineCost: 10, cost: 12.5, changePct: 25, recommendations: [] })]), context)).toEqual([
+    expect(
+      verdictText(
+        verdict('fail', [
+          finding({}),
+          finding({ kind: 'cost_regression', severity: 'warn', baselineCost: 10, cost: 12.5, changePct: 25, recommendations: [] }),
+        ]),
+        context,
+      ),
+    ).toEqual([
       'querytrail: verdict FAIL for run 9001: 1 failing, 1 warning (3 queries, 1 new, compared with run 101 on main)',
       '  fail  new query needs an index  new -> 1,986 (4.3 with the index)  SELECT id FROM orders WHERE warehouse_id = $1',
       '  warn  cost regression           10 -> 12.5 (+25%)                  SELECT id FROM orders WHERE warehouse_id = $1',
@@ -101,11 +115,23 @@ describe('the verdict as text and Markdown', () => {
   });
 
   it('shows calls before -> after for an N+1 finding, and the statements the tests executed before and after', () => {
-    const nPlusOne = finding({ kind: 'call_count_regression', severity: 'warn', cost: 8.3, baselineCost: 8.3, changePct: 0, recommendations: [], calls: 1200, baselineCalls: 3, formattedQuery: 'SELECT * FROM customers WHERE id = $1' });
+    const nPlusOne = finding({
+      kind: 'call_count_regression',
+      severity: 'warn',
+      cost: 8.3,
+      baselineCost: 8.3,
+      changePct: 0,
+      recommendations: [],
+      calls: 1200,
+      baselineCalls: 3,
+      formattedQuery: 'SELECT * FROM customers WHERE id = $1',
+    });
     const v = { ...verdict('warn', [nPlusOne]), statements: { run: 1_260, baseline: 63 } };
     const text = verdictText(v, context);
     expect(text).toContain('  statements executed: 63 -> 1,260');
-    expect(text.find((line) => line.includes('more calls'))).toMatch(/warn +more calls \(N\+1\?\) +calls 3 -> 1,200 \(x400\) +SELECT \* FROM customers WHERE id = \$1$/);
+    expect(text.find((line) => line.includes('more calls'))).toMatch(
+      /warn +more calls \(N\+1\?\) +calls 3 -> 1,200 \(x400\) +SELECT \* FROM customers WHERE id = \$1$/,
+    );
     const markdown = verdictMarkdown(v, context);
     expect(markdown).toContain('Statements executed by the tests: 63 → 1,260.');
     expect(markdown).toContain('| ⚠️ warn | more calls (N+1?) | calls 3 → 1,200 (x400) | `SELECT * FROM customers WHERE id = $1` |');
@@ -124,7 +150,9 @@ describe('the verdict as text and Markdown', () => {
   });
 
   it('keeps a comment of many findings within what GitHub accepts: the first 50 rows, then a count', () => {
-    const many = Array.from({ length: 400 }, (_, i) => finding({ hash: i.toString(16).padStart(16, '0'), formattedQuery: `SELECT ${'very_long_column_name, '.repeat(40)}x FROM t${i}` }));
+    const many = Array.from({ length: 400 }, (_, i) =>
+      finding({ hash: i.toString(16).padStart(16, '0'), formattedQuery: `SELECT ${'very_long_column_name, '.repeat(40)}x FROM t${i}` }),
+    );
     const markdown = verdictMarkdown(verdict('fail', many), context);
     expect(markdown.match(/^\| ❌ fail \|/gm)).toHaveLength(50);
     expect(markdown).toContain("… and 350 more findings on the run's page.");
@@ -138,9 +166,18 @@ describe('the verdict as text and Markdown', () => {
       cost: 21000,
       changePct: 17400,
       recommendations: [],
-      causes: [{ kind: 'schema', object: 'public.orders_customer_id_idx', detail: "index public.orders_customer_id_idx is dropped in this run; the baseline's plan reads it" }],
+      causes: [
+        {
+          kind: 'schema',
+          object: 'public.orders_customer_id_idx',
+          detail: "index public.orders_customer_id_idx is dropped in this run; the baseline's plan reads it",
+        },
+      ],
       planDiff: {
-        summary: ['Index Scan using orders_customer_id_idx on orders -> Seq Scan on orders (rows 1.2M)', 'Cost moved most at Seq Scan on orders: 110 -> 20,500'],
+        summary: [
+          'Index Scan using orders_customer_id_idx on orders -> Seq Scan on orders (rows 1.2M)',
+          'Cost moved most at Seq Scan on orders: 110 -> 20,500',
+        ],
         changes: [],
       },
     });
@@ -171,7 +208,8 @@ describe('the verdict as text and Markdown', () => {
 
   it("says in one line which tables were planned without production's column statistics, and how to fix it", () => {
     const v = { ...verdict('pass', []), warnings: [hiddenStatisticsWarning('shop.orders'), hiddenStatisticsWarning('shop.order_lines')] };
-    const line = 'Planned without production column statistics for shop.orders, shop.order_lines: grant the role SELECT, or install the querytrail.column_stats() helper (docs/monitoring-role.md).';
+    const line =
+      'Planned without production column statistics for shop.orders, shop.order_lines: grant the role SELECT, or install the querytrail.column_stats() helper (docs/monitoring-role.md).';
     expect(verdictText(v, context)).toContain(`  ${line}`);
     expect(verdictMarkdown(v, context)).toContain(`⚠️ ${escapeMarkdown(line)}`);
     expect(verdictMarkdown(verdict('pass', []), context)).not.toContain('column statistics');
@@ -227,8 +265,21 @@ describe('exit codes and GitHub details', () => {
     expect(isActionRun([], { ...env, GITHUB_ACTIONS: undefined })).toBe(false);
     const invocation = actionInvocation(env);
     expect(invocation.argv).toEqual([
-      'ci-report', '--api', 'https://qt.example.com/api', '--db', 'postgres://ci@localhost/app',
-      '--wait', '120', '--fail-on', 'warn', '--comment', 'always', '--format', 'text', '--no-schema', '--strict',
+      'ci-report',
+      '--api',
+      'https://qt.example.com/api',
+      '--db',
+      'postgres://ci@localhost/app',
+      '--wait',
+      '120',
+      '--fail-on',
+      'warn',
+      '--comment',
+      'always',
+      '--format',
+      'text',
+      '--no-schema',
+      '--strict',
     ]);
     expect(invocation.argv.join(' ')).not.toContain('secret');
     expect(invocation.env).toMatchObject({ QUERYTRAIL_TOKEN: 'qt-secret', GITHUB_TOKEN: 'ghs_x' });

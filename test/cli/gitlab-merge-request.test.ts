@@ -49,7 +49,12 @@ const admin = (method: string, route: string, json?: unknown) =>
   requestJson(`${server.url}/api${route}`, { method, json, headers: { authorization: `Bearer ${ADMIN}` } });
 
 /** What GitLab sets for a job (a merge request pipeline's when `mr` is given, else a push's), with the job's querytrail ID token. */
-async function pipeline(branch: string, mr: number | undefined, extra: Record<string, string> = {}, claims: Partial<GitlabClaims> = {}): Promise<Record<string, string>> {
+async function pipeline(
+  branch: string,
+  mr: number | undefined,
+  extra: Record<string, string> = {},
+  claims: Partial<GitlabClaims> = {},
+): Promise<Record<string, string>> {
   const job = ++jobs;
   const idToken = await issuer.mintGitlab({ project_path: PROJECT, project_id: String(PROJECT_ID), ref: branch, ...claims });
   const env: Record<string, string> = {
@@ -92,7 +97,9 @@ const ours = () => gitlab.notes(MR).filter((n) => n.body.includes('<!-- querytra
 const log = (result: CliResult) => result.stdout + result.stderr;
 
 // GitLab's documented report format (fixture), checked by a JSON Schema validator
-const validCodeQuality = new Ajv({ allErrors: true }).compile(JSON.parse(readFileSync(path.join(import.meta.dirname, 'gitlab-code-quality.schema.json'), 'utf8')) as object);
+const validCodeQuality = new Ajv({ allErrors: true }).compile(
+  JSON.parse(readFileSync(path.join(import.meta.dirname, 'gitlab-code-quality.schema.json'), 'utf8')) as object,
+);
 function codeQuality(file: string) {
   const issues: unknown = JSON.parse(readFileSync(path.join(work, file), 'utf8'));
   expect(validCodeQuality(issues), JSON.stringify(validCodeQuality.errors)).toBe(true);
@@ -148,7 +155,9 @@ describe('a GitLab merge request from failing to fixed, under one note', () => {
     expect(result.code, log(result)).toBe(0);
     expect(result.stdout).toContain("querytrail: authenticating with this job's ID token (QUERYTRAIL_ID_TOKEN)");
     expect(result.stdout).not.toContain(env.QUERYTRAIL_ID_TOKEN!);
-    expect(result.stdout).toMatch(new RegExp(`reported run ${env.CI_PIPELINE_ID}-${env.CI_JOB_ID} of acme/platform/shop as run_\\w+: 2 queries, 2 new, environment env_`));
+    expect(result.stdout).toMatch(
+      new RegExp(`reported run ${env.CI_PIPELINE_ID}-${env.CI_JOB_ID} of acme/platform/shop as run_\\w+: 2 queries, 2 new, environment env_`),
+    );
     expect(result.stdout).toMatch(/verdict PASS/);
     expect(result.stdout).toContain('wrote 0 Code Quality issues to gl-code-quality-report.json');
     expect(codeQuality('gl-code-quality-report.json')).toEqual([]);
@@ -170,15 +179,23 @@ describe('a GitLab merge request from failing to fixed, under one note', () => {
     const body = ours()[0]!.body;
     expect(body.split('\n')[0]).toBe('<!-- querytrail:ci-verdict status=fail -->');
     expect(body).toContain('### ❌ querytrail: fails the query policy');
-    expect(body).toMatch(/\| ❌ fail \| new query needs an index \| new → [\d,.]+ \([\d,.]+ with the index\) \| `SELECT id, status FROM orders WHERE warehouse_id = \$1`<br>from app\/models\/order\.rb:42, orders \|/);
+    expect(body).toMatch(
+      /\| ❌ fail \| new query needs an index \| new → [\d,.]+ \([\d,.]+ with the index\) \| `SELECT id, status FROM orders WHERE warehouse_id = \$1`<br>from app\/models\/order\.rb:42, orders \|/,
+    );
     expect(body).toMatch(/```sql\nCREATE INDEX .*orders \((warehouse_id|total_cents)\);\nCREATE INDEX .*orders \((warehouse_id|total_cents)\);\n```/);
     noteId = ours()[0]!.id;
 
     const issues = codeQuality('gl-code-quality-report.json');
     expect(issues).toHaveLength(2);
     const byPath = Object.fromEntries(issues.map((issue) => [issue.location.path, issue]));
-    expect(byPath['app/models/order.rb']).toMatchObject({ check_name: 'querytrail/new_query_needs_index', severity: 'critical', location: { lines: { begin: 42 } } });
-    expect(byPath['app/models/order.rb']!.description).toMatch(/^querytrail: new query needs an index: SELECT id, status FROM orders WHERE warehouse_id = \$1 \(new -> .*\)\. Create: CREATE INDEX .*\(warehouse_id\); Details: http:\/\/127\.0\.0\.1:\d+\/ci\/run_\w+$/);
+    expect(byPath['app/models/order.rb']).toMatchObject({
+      check_name: 'querytrail/new_query_needs_index',
+      severity: 'critical',
+      location: { lines: { begin: 42 } },
+    });
+    expect(byPath['app/models/order.rb']!.description).toMatch(
+      /^querytrail: new query needs an index: SELECT id, status FROM orders WHERE warehouse_id = \$1 \(new -> .*\)\. Create: CREATE INDEX .*\(warehouse_id\); Details: http:\/\/127\.0\.0\.1:\d+\/ci\/run_\w+$/,
+    );
     // no call site: placed on the CI configuration
     expect(byPath['.gitlab-ci.yml']).toMatchObject({ check_name: 'querytrail/new_query_needs_index', severity: 'critical', location: { lines: { begin: 1 } } });
     expect(new Set(issues.map((issue) => issue.fingerprint)).size).toBe(2);
@@ -189,7 +206,12 @@ describe('a GitLab merge request from failing to fixed, under one note', () => {
     for (let i = 1; i <= 100; i++) gitlab.seed(MR, `Review note ${i}`);
     const firstIssues = codeQuality('gl-code-quality-report.json');
     const before = gitlab.requests.length;
-    const result = await report(files.failing, await pipeline('feature/warehouses', MR, { CI_PROJECT_ID: '' }), ['--fail-on', 'never', '--codequality', 'quality.json']);
+    const result = await report(files.failing, await pipeline('feature/warehouses', MR, { CI_PROJECT_ID: '' }), [
+      '--fail-on',
+      'never',
+      '--codequality',
+      'quality.json',
+    ]);
     expect(result.code, log(result)).toBe(0);
     expect(result.stdout).toMatch(/verdict FAIL/);
     const byPath = `/api/v4/projects/${encodeURIComponent(PROJECT)}/merge_requests/${MR}/notes`;
@@ -198,10 +220,14 @@ describe('a GitLab merge request from failing to fixed, under one note', () => {
     expect(ours()).toHaveLength(1);
     expect(result.stdout).toContain(`updated the note on ${PROJECT}!${MR}`);
     // the same findings keep their fingerprints, so GitLab sees nothing new
-    expect(codeQuality('quality.json').map((issue) => issue.fingerprint).sort()).toEqual(firstIssues.map((issue) => issue.fingerprint).sort());
+    expect(
+      codeQuality('quality.json')
+        .map((issue) => issue.fingerprint)
+        .sort(),
+    ).toEqual(firstIssues.map((issue) => issue.fingerprint).sort());
   });
 
-  it('GitLab refusing the note (CI_JOB_TOKEN; a project it does not know): a warning naming what to fix, and the exit code is the verdict\'s', async () => {
+  it("GitLab refusing the note (CI_JOB_TOKEN; a project it does not know): a warning naming what to fix, and the exit code is the verdict's", async () => {
     const before = gitlab.requests.length;
     const job = await report(files.failing, await pipeline('feature/warehouses', MR, { QUERYTRAIL_GITLAB_TOKEN: '' }));
     expect(job.code, log(job)).toBe(1);
@@ -212,7 +238,9 @@ describe('a GitLab merge request from failing to fixed, under one note', () => {
 
     const elsewhere = await report(files.failing, await pipeline('feature/warehouses', MR, { CI_PROJECT_ID: '999' }), ['--fail-on', 'never']);
     expect(elsewhere.code, log(elsewhere)).toBe(0);
-    expect(elsewhere.stderr).toMatch(/GitLab answered 404 \(404 Project Not Found\): merge request !12 of 999 is not visible to QUERYTRAIL_GITLAB_TOKEN \(CI_PROJECT_ID or CI_PROJECT_PATH and CI_MERGE_REQUEST_IID name it/);
+    expect(elsewhere.stderr).toMatch(
+      /GitLab answered 404 \(404 Project Not Found\): merge request !12 of 999 is not visible to QUERYTRAIL_GITLAB_TOKEN \(CI_PROJECT_ID or CI_PROJECT_PATH and CI_MERGE_REQUEST_IID name it/,
+    );
     expect(log(job) + log(elsewhere)).not.toContain(gitlab.jobToken);
     expect(log(job) + log(elsewhere)).not.toContain(gitlab.projectToken);
     expect(ours()).toHaveLength(1);

@@ -67,7 +67,12 @@ function actionsEnv(runId: string, pr: number | undefined, extra: Record<string,
     const event = path.join(work, `event-${runId}.json`);
     // a pull_request event's payload, as much of it as is read
     writeFileSync(event, JSON.stringify({ action: 'synchronize', number: pr, pull_request: { number: pr, head: { ref: 'feature/warehouses' } } }));
-    Object.assign(env, { GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event, GITHUB_REF: `refs/pull/${pr}/merge`, GITHUB_HEAD_REF: 'feature/warehouses' });
+    Object.assign(env, {
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: event,
+      GITHUB_REF: `refs/pull/${pr}/merge`,
+      GITHUB_HEAD_REF: 'feature/warehouses',
+    });
   } else {
     Object.assign(env, { GITHUB_EVENT_NAME: 'push', GITHUB_REF: 'refs/heads/main', GITHUB_REF_NAME: 'main' });
   }
@@ -158,11 +163,16 @@ describe('a pull request from failing to fixed, under one comment', () => {
     expect(result.stderr).toBe('');
     expect(result.code, result.stdout + result.stderr).toBe(1);
     expect(result.stdout).toMatch(/verdict FAIL for run 200: 2 failing, 1 warning \(3 queries, 1 new, compared with run 100 on main\)/);
-    expect(result.stdout).toMatch(/^ {2}fail {2}new query needs an index {2}new -> [\d,.]+ \([\d,.]+ with the index\)\s+SELECT id, status FROM orders WHERE warehouse_id = \$1$/m);
+    expect(result.stdout).toMatch(
+      /^ {2}fail {2}new query needs an index {2}new -> [\d,.]+ \([\d,.]+ with the index\)\s+SELECT id, status FROM orders WHERE warehouse_id = \$1$/m,
+    );
     expect(result.stdout).toMatch(/^ {2}fail {2}lost index\s+[\d.]+ -> [\d,.]+ \(\+[\d,]+%\)\s+SELECT id, total_cents FROM orders WHERE customer_id = \$1$/m);
     expect(result.stdout).toMatch(/^ {2}warn {2}cost regression\s+[\d.]+ -> [\d,.]+ \(\+[\d,]+%\)/m);
     // what to create: the index the new query needs, the one the migration dropped (each once)
-    const indexes = result.stdout.split('indexes to create:\n')[1]!.split('\n').filter((line) => line.startsWith('    CREATE INDEX'));
+    const indexes = result.stdout
+      .split('indexes to create:\n')[1]!
+      .split('\n')
+      .filter((line) => line.startsWith('    CREATE INDEX'));
     expect(indexes).toHaveLength(2);
     expect(indexes.join('\n')).toMatch(/orders \(warehouse_id\);/);
     expect(indexes.join('\n')).toMatch(/orders \(customer_id\);/);
@@ -170,7 +180,11 @@ describe('a pull request from failing to fixed, under one comment', () => {
     // one annotation per finding, escaped as workflow commands: the ':' of the title is %3A
     const annotations = lines(result, '::');
     expect(annotations).toHaveLength(3);
-    expect(annotations.filter((l) => l.startsWith('::error title=querytrail%3A new query needs an index::SELECT id, status FROM orders WHERE warehouse_id = $1%0Acost new -> '))).toHaveLength(1);
+    expect(
+      annotations.filter((l) =>
+        l.startsWith('::error title=querytrail%3A new query needs an index::SELECT id, status FROM orders WHERE warehouse_id = $1%0Acost new -> '),
+      ),
+    ).toHaveLength(1);
     expect(annotations.filter((l) => l.startsWith('::error title=querytrail%3A index lost by this run::SELECT id, total_cents'))).toHaveLength(1);
     expect(annotations.filter((l) => l.startsWith('::warning title=querytrail%3A query cost regression::'))).toHaveLength(1);
     for (const line of annotations) expect(line).not.toMatch(/\n|\r/);
@@ -178,7 +192,9 @@ describe('a pull request from failing to fixed, under one comment', () => {
     const summary = readFileSync(path.join(work, 'summary-200.md'), 'utf8');
     expect(summary).toMatch(/^### ❌ querytrail: fails the query policy/);
     expect(summary).toContain('| | Finding | Before → after | Query |');
-    expect(summary).toMatch(/\| ❌ fail \| new query needs an index \| new → [\d,.]+ \([\d,.]+ with the index\) \| `SELECT id, status FROM orders WHERE warehouse_id = \$1` \|/);
+    expect(summary).toMatch(
+      /\| ❌ fail \| new query needs an index \| new → [\d,.]+ \([\d,.]+ with the index\) \| `SELECT id, status FROM orders WHERE warehouse_id = \$1` \|/,
+    );
     expect(summary).toMatch(/```sql\nCREATE INDEX .*orders \((warehouse|customer)_id\);\nCREATE INDEX .*orders \((warehouse|customer)_id\);\n```/);
     expect(summary).toMatch(/\[Open the run in querytrail\]\(http:\/\/127\.0\.0\.1:\d+\/ci\/run_\w+\)/);
 
@@ -190,10 +206,14 @@ describe('a pull request from failing to fixed, under one comment', () => {
     expect(ours[0]!.body).toContain('<!-- querytrail:ci-verdict status=fail -->');
     expect(ours[0]!.body).toContain('### ❌ querytrail: fails the query policy');
     // why, folded: the dropped index as the cause, the scan that replaced the index scan; and where both were planned
-    const why = ours[0]!.body.match(/<details><summary>Why: lost index of `SELECT id, total_cents FROM orders WHERE customer_id = \$1`<\/summary>\n\n([\s\S]*?)<\/details>/);
+    const why = ours[0]!.body.match(
+      /<details><summary>Why: lost index of `SELECT id, total_cents FROM orders WHERE customer_id = \$1`<\/summary>\n\n([\s\S]*?)<\/details>/,
+    );
     expect(why, ours[0]!.body).not.toBeNull();
     expect(why![1]).toContain("- **schema**: index public.orders\\_customer\\_id\\_idx is dropped in this run; the baseline's plan reads it");
-    expect(why![1]).toMatch(/```text\n(Bitmap Heap|Index) Scan using orders_customer_id_idx on orders -> .*Scan on orders \(rows [\d.kM]+\)\n[\s\S]*Cost moved most at .*on orders: [\d,.]+ -> [\d,.]+\n```/);
+    expect(why![1]).toMatch(
+      /```text\n(Bitmap Heap|Index) Scan using orders_customer_id_idx on orders -> .*Scan on orders \(rows [\d.kM]+\)\n[\s\S]*Cost moved most at .*on orders: [\d,.]+ -> [\d,.]+\n```/,
+    );
     expect(ours[0]!.body).toMatch(/<sub>Both planned on production as of \d{4}\\-\d\d\\-\d\dT[\d:.]+Z\.<\/sub>/);
     expect(summary).toContain('<details><summary>Why: lost index of');
     commentId = ours[0]!.id;
@@ -243,12 +263,14 @@ describe('a pull request from failing to fixed, under one comment', () => {
     expect(github.comments(REPO, 8).map((c) => c.body.split('\n')[1])).toEqual(['### ✅ querytrail: passes']);
   });
 
-  it('GitHub answering 403: a warning naming pull-requests: write, and the exit code is the verdict\'s alone', async () => {
+  it("GitHub answering 403: a warning naming pull-requests: write, and the exit code is the verdict's alone", async () => {
     github.failWith(403);
     try {
       const failing = await report(db.failing, '400', PR);
       expect(failing.code, failing.stdout + failing.stderr).toBe(1);
-      expect(failing.stderr).toMatch(/warning: the pull request comment was not written: GitHub answered 403 \(Resource not accessible by integration.*\).*`permissions: pull-requests: write`/);
+      expect(failing.stderr).toMatch(
+        /warning: the pull request comment was not written: GitHub answered 403 \(Resource not accessible by integration.*\).*`permissions: pull-requests: write`/,
+      );
       const passing = await report(db.fixed, '401', PR);
       expect(passing.code, passing.stdout + passing.stderr).toBe(0);
       expect(passing.stderr).toMatch(/pull-requests: write/);
@@ -279,14 +301,18 @@ describe('querytrail away never blocks the merge', () => {
     const api = `http://127.0.0.1:${port}/api`;
     const away = await runCli(['ci-report', '--db', db.main, '--api', api], actionsEnv('600', PR));
     expect(away.code, away.stdout + away.stderr).toBe(0);
-    expect(away.stderr).toContain(`querytrail: warning: cannot reach the querytrail API at ${api}/ci/runs: ECONNREFUSED; the run is not reported and has no verdict; exiting 0`);
+    expect(away.stderr).toContain(
+      `querytrail: warning: cannot reach the querytrail API at ${api}/ci/runs: ECONNREFUSED; the run is not reported and has no verdict; exiting 0`,
+    );
     const strict = await runCli(['ci-report', '--db', db.main, '--api', api, '--strict'], actionsEnv('600', PR));
     expect(strict.code, strict.stdout + strict.stderr).toBe(1);
     expect(strict.stderr).toContain('failing because of --strict');
   });
 
   it('querytrail answering 502 behind its proxy: a warning and exit 0; with --strict exit 1', async () => {
-    const proxy = net.createServer((socket) => socket.end('HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/html\r\nconnection: close\r\n\r\n<html>bad gateway</html>'));
+    const proxy = net.createServer((socket) =>
+      socket.end('HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/html\r\nconnection: close\r\n\r\n<html>bad gateway</html>'),
+    );
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const api = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}/api`;
     try {

@@ -66,7 +66,7 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('ci-report with the job\'s ID token (no QUERYTRAIL_TOKEN)', () => {
+describe("ci-report with the job's ID token (no QUERYTRAIL_TOKEN)", () => {
   it('fetches the ID token for the querytrail audience, posts the run with it and reads its verdict', async () => {
     const env = job();
     const result = await report(env);
@@ -94,8 +94,15 @@ describe('ci-report with the job\'s ID token (no QUERYTRAIL_TOKEN)', () => {
     expect(result.stdout).toContain(`/ci/${id}`);
   });
 
-  it('runs as the action runs it: no `token` input, the job\'s ID token instead', async () => {
-    const env: Record<string, string> = { ...job(), 'INPUT_API-URL': `${server.url}/api`, INPUT_FILE: statements, INPUT_TOKEN: '', INPUT_AUDIENCE: '', INPUT_WAIT: '0' };
+  it("runs as the action runs it: no `token` input, the job's ID token instead", async () => {
+    const env: Record<string, string> = {
+      ...job(),
+      'INPUT_API-URL': `${server.url}/api`,
+      INPUT_FILE: statements,
+      INPUT_TOKEN: '',
+      INPUT_AUDIENCE: '',
+      INPUT_WAIT: '0',
+    };
     const before = tokenRequests().length;
     const result = await runNode(BUNDLE, [], env);
     expect(result.stderr).toBe('');
@@ -110,7 +117,9 @@ describe('ci-report with the job\'s ID token (no QUERYTRAIL_TOKEN)', () => {
     expect(result.code).toBe(1);
     expect(tokenRequests().at(-1)!.url).toBe('/_apis/idtoken?api-version=2.0&audience=https%3A%2F%2Fgithub.com%2Facme');
     expect(result.stderr).toMatch(/the querytrail API answered 401: CI ID token refused: its audience is not "querytrail" \(CI_OIDC_AUDIENCE\)/);
-    expect(result.stderr).toMatch(/it was asked for the audience "https:\/\/github\.com\/acme" \(--audience, QUERYTRAIL_AUDIENCE\)\. Either set QUERYTRAIL_TOKEN .*id-token: write/);
+    expect(result.stderr).toMatch(
+      /it was asked for the audience "https:\/\/github\.com\/acme" \(--audience, QUERYTRAIL_AUDIENCE\)\. Either set QUERYTRAIL_TOKEN .*id-token: write/,
+    );
 
     const flag = await report(job({ QUERYTRAIL_AUDIENCE: 'https://github.com/acme' }), ['--wait', '0', '--audience', 'querytrail']);
     expect(flag.stderr).toBe('');
@@ -123,7 +132,9 @@ describe('ci-report with the job\'s ID token (no QUERYTRAIL_TOKEN)', () => {
     try {
       const result = await report(job(), ['--wait', '0']);
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/answered 403: This CI ID token is for acme\/other; it cannot post runs of acme\/app \(the job's ID token may not post runs of acme\/app: .*\. Either set QUERYTRAIL_TOKEN .*id-token: write/);
+      expect(result.stderr).toMatch(
+        /answered 403: This CI ID token is for acme\/other; it cannot post runs of acme\/app \(the job's ID token may not post runs of acme\/app: .*\. Either set QUERYTRAIL_TOKEN .*id-token: write/,
+      );
     } finally {
       issuer.job = { repository: REPO, ref: 'refs/heads/main' };
     }
@@ -144,7 +155,9 @@ describe('ci-report with the job\'s ID token (no QUERYTRAIL_TOKEN)', () => {
     const result = await report(job({}, false), ['--wait', '0']);
     expect(result.code).toBe(1);
     expect(result.stdout).not.toContain('authenticating with');
-    expect(result.stderr).toMatch(/answered 401: .*\(no credentials were sent\. Either set QUERYTRAIL_TOKEN .* to a CI token .*, or give the GitHub Actions job `permissions: id-token: write`/);
+    expect(result.stderr).toMatch(
+      /answered 401: .*\(no credentials were sent\. Either set QUERYTRAIL_TOKEN .* to a CI token .*, or give the GitHub Actions job `permissions: id-token: write`/,
+    );
   });
 });
 

@@ -106,30 +106,34 @@ describe('npx querytrail demo', () => {
   let first: Demo;
   let envId = '';
 
-  it('from a clean clone: builds the app, starts querytrail, prints each step and where to look', async () => {
-    first = runDemo();
-    const out = await first.waitFor('querytrail keeps running');
-    expect(out).toContain(`Nothing answers on http://localhost:${port}: starting querytrail`);
-    expect(out).toContain('Building the web app (first run only)');
-    for (const step of [
-      /✓ Start PostgreSQL 18: 127\.0\.0\.1:\d+, pg_stat_statements preloaded/,
-      /✓ Load the Pagila schema and data: [\d,]+ rows in 15 tables/,
-      /✓ Run the application's workload: [\d,]+ statements/,
-      /✓ Create the environment "Pagila demo": production connection as querytrail_reader \(read only\), repository demo\/pagila-app/,
-      /✓ Sync production's pg_stat_statements into the catalog: \d+ queries/,
-      /✓ Add a query by hand/,
-      /✓ Post two CI runs: main, then a pull request/,
-      /✓ Analyze the catalog with production statistics: \d+ queries planned, \d+ indexes recommended/,
-      /✓ Judge the pull request's run: Failed: \d+ failing findings?; CREATE INDEX ON public\.payment \(rental_id\)/,
-    ]) {
-      expect(out).toMatch(step);
-    }
-    expect(out).toMatch(new RegExp(`environment "Pagila demo" +http://localhost:${port}/environments/env_`));
-    expect(out).toMatch(new RegExp(`failing CI run \\(PR #42\\) +http://localhost:${port}/ci/run_`));
-    // the server's own lines are shown, indented
-    expect(out).toMatch(/\| querytrail on http:\/\/127\.0\.0\.1:\d+/);
-    expect(existsSync(path.join(clone, 'dist', 'client', 'index.html'))).toBe(true);
-  }, DEMO_TIMEOUT);
+  it(
+    'from a clean clone: builds the app, starts querytrail, prints each step and where to look',
+    async () => {
+      first = runDemo();
+      const out = await first.waitFor('querytrail keeps running');
+      expect(out).toContain(`Nothing answers on http://localhost:${port}: starting querytrail`);
+      expect(out).toContain('Building the web app (first run only)');
+      for (const step of [
+        /✓ Start PostgreSQL 18: 127\.0\.0\.1:\d+, pg_stat_statements preloaded/,
+        /✓ Load the Pagila schema and data: [\d,]+ rows in 15 tables/,
+        /✓ Run the application's workload: [\d,]+ statements/,
+        /✓ Create the environment "Pagila demo": production connection as querytrail_reader \(read only\), repository demo\/pagila-app/,
+        /✓ Sync production's pg_stat_statements into the catalog: \d+ queries/,
+        /✓ Add a query by hand/,
+        /✓ Post two CI runs: main, then a pull request/,
+        /✓ Analyze the catalog with production statistics: \d+ queries planned, \d+ indexes recommended/,
+        /✓ Judge the pull request's run: Failed: \d+ failing findings?; CREATE INDEX ON public\.payment \(rental_id\)/,
+      ]) {
+        expect(out).toMatch(step);
+      }
+      expect(out).toMatch(new RegExp(`environment "Pagila demo" +http://localhost:${port}/environments/env_`));
+      expect(out).toMatch(new RegExp(`failing CI run \\(PR #42\\) +http://localhost:${port}/ci/run_`));
+      // the server's own lines are shown, indented
+      expect(out).toMatch(/\| querytrail on http:\/\/127\.0\.0\.1:\d+/);
+      expect(existsSync(path.join(clone, 'dist', 'client', 'index.html'))).toBe(true);
+    },
+    DEMO_TIMEOUT,
+  );
 
   it('the API shows the environment, a catalog of three sources, recommendations and a failing verdict', async () => {
     const status = (await api('GET', '/demo')).body;

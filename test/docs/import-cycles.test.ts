@@ -24,7 +24,11 @@ function sourceFiles(dir: string): string[] {
 function resolve(from: string, specifier: string): string | undefined {
   const base = path.resolve(path.dirname(from), specifier);
   const stem = base.replace(/\.(js|mjs)$/, '');
-  const candidates = [base, ...['.ts', '.tsx', '.mts', '.mjs', '.js'].map((ext) => stem + ext), ...['index.ts', 'index.tsx'].map((name) => path.join(base, name))];
+  const candidates = [
+    base,
+    ...['.ts', '.tsx', '.mts', '.mjs', '.js'].map((ext) => stem + ext),
+    ...['index.ts', 'index.tsx'].map((name) => path.join(base, name)),
+  ];
   return candidates.find((file) => existsSync(file) && statSync(file).isFile());
 }
 
@@ -91,6 +95,13 @@ describe('the import graph', () => {
   it('would show a cycle', () => {
     const a = path.join(ROOT, 'a.ts');
     const b = path.join(ROOT, 'b.ts');
-    expect(cycles(new Map([[a, [b]], [b, [a]]]))).toEqual([['a.ts', 'b.ts']]);
+    expect(
+      cycles(
+        new Map([
+          [a, [b]],
+          [b, [a]],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts']]);
   });
 });

@@ -22,7 +22,10 @@ function pages(): Page[] {
     const file = path.join(ROOT, folder, 'README.md');
     if (existsSync(file)) list.push({ file, base: path.join(ROOT, folder) });
   }
-  for (const name of readdirSync(docs).filter((n) => n.endsWith('.md')).sort()) list.push({ file: path.join(docs, name), base: docs });
+  for (const name of readdirSync(docs)
+    .filter((n) => n.endsWith('.md'))
+    .sort())
+    list.push({ file: path.join(docs, name), base: docs });
   return list;
 }
 

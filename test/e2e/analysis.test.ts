@@ -11,7 +11,6 @@ import { openTestServices, type TestServer } from '../support/services';
 import { BY_CUSTOMER, BY_ID, REFUNDS, createShopDatabase } from '../support/shop';
 import { requestJson } from '../support/api';
 
-
 const REPO = 'acme/shop';
 
 let app: BrowserApp;
@@ -93,7 +92,10 @@ describe('query analysis in Chromium', () => {
   });
 
   it('query page: cost before → after, and both plans with the changed steps marked', async () => {
-    await page.getByRole('table', { name: 'Query catalog' }).getByRole('link', { name: /customer_id/ }).click();
+    await page
+      .getByRole('table', { name: 'Query catalog' })
+      .getByRole('link', { name: /customer_id/ })
+      .click();
     await page.waitForURL(/\/queries\/[^/]+$/);
     const facts = page.getByRole('region', { name: 'Production Analysis' });
     await visible(facts.getByText('Production cost'));

@@ -9,7 +9,6 @@ import { startBrowserApp, type BrowserApp } from '../support/browser-app';
 import { freePort, startPostgres, type PostgresServer } from '../support/postgres';
 import { openTestServices, type TestServer } from '../support/services';
 
-
 let app: BrowserApp;
 let server: TestServer;
 let analyzer: RunningAnalyzer;

@@ -33,43 +33,47 @@ describe('the demo in Chromium', () => {
   let prRunUrl = '';
   let envUrl = '';
 
-  it('one click: the steps show as they are made, then links to what the demo made', async () => {
-    expect(existsSync(path.join(server.services.config.dataDir, 'demo-postgres'))).toBe(false);
-    await page.goto(server.url);
-    const card = page.getByRole('region', { name: 'No database at hand?' });
-    await visible(card.getByText('npx querytrail demo'));
-    await card.scrollIntoViewIfNeeded();
-    await screenshot(page, 'd00-onboarding-demo-button', { fullPage: false });
+  it(
+    'one click: the steps show as they are made, then links to what the demo made',
+    async () => {
+      expect(existsSync(path.join(server.services.config.dataDir, 'demo-postgres'))).toBe(false);
+      await page.goto(server.url);
+      const card = page.getByRole('region', { name: 'No database at hand?' });
+      await visible(card.getByText('npx querytrail demo'));
+      await card.scrollIntoViewIfNeeded();
+      await screenshot(page, 'd00-onboarding-demo-button', { fullPage: false });
 
-    const clicked = Date.now();
-    await card.getByRole('button', { name: 'Start the demo database' }).click();
-    const steps = card.getByRole('list', { name: 'Demo progress' });
-    await visible(steps.getByRole('listitem', { name: 'Start PostgreSQL 18: done' }), 60_000);
-    await card.scrollIntoViewIfNeeded();
-    await screenshot(page, 'd01-demo-in-progress', { fullPage: false });
+      const clicked = Date.now();
+      await card.getByRole('button', { name: 'Start the demo database' }).click();
+      const steps = card.getByRole('list', { name: 'Demo progress' });
+      await visible(steps.getByRole('listitem', { name: 'Start PostgreSQL 18: done' }), 60_000);
+      await card.scrollIntoViewIfNeeded();
+      await screenshot(page, 'd01-demo-in-progress', { fullPage: false });
 
-    const failingRun = card.getByRole('link', { name: 'See the failing CI run of pull request #42' });
-    await visible(failingRun, DEMO_TIMEOUT);
-    for (const label of ['Load the Pagila schema and data', 'Analyze the catalog with production statistics', "Judge the pull request's run"]) {
-      await visible(steps.getByRole('listitem', { name: `${label}: done` }));
-    }
-    await visible(steps.getByText(/Failed: \d+ failing findings?; CREATE INDEX ON public\.payment \(rental_id\)/));
-    await visible(card.getByText(/^The demo is ready \(made in \d+ s\)/));
-    await card.scrollIntoViewIfNeeded();
-    await screenshot(page, 'd02-demo-ready');
-    prRunUrl = (await failingRun.getAttribute('href'))!;
-    envUrl = (await card.getByRole('link', { name: 'Open the “Pagila demo” environment' }).getAttribute('href'))!;
+      const failingRun = card.getByRole('link', { name: 'See the failing CI run of pull request #42' });
+      await visible(failingRun, DEMO_TIMEOUT);
+      for (const label of ['Load the Pagila schema and data', 'Analyze the catalog with production statistics', "Judge the pull request's run"]) {
+        await visible(steps.getByRole('listitem', { name: `${label}: done` }));
+      }
+      await visible(steps.getByText(/Failed: \d+ failing findings?; CREATE INDEX ON public\.payment \(rental_id\)/));
+      await visible(card.getByText(/^The demo is ready \(made in \d+ s\)/));
+      await card.scrollIntoViewIfNeeded();
+      await screenshot(page, 'd02-demo-ready');
+      prRunUrl = (await failingRun.getAttribute('href'))!;
+      envUrl = (await card.getByRole('link', { name: 'Open the “Pagila demo” environment' }).getAttribute('href'))!;
 
-    await failingRun.click();
-    const failed = page.getByRole('region', { name: 'Verdict: Failed' });
-    await visible(failed);
-    const finding = page.getByRole('list', { name: 'Findings, failing first' }).getByRole('listitem', { name: /^New query needs an index: query / });
-    const createIndex = finding.getByRole('list', { name: 'Indexes to create' }).locator('pre').first();
-    expect(await createIndex.textContent()).toMatch(/CREATE INDEX ON public\.payment \(rental_id\)/);
-    const seconds = ((Date.now() - clicked) / 1000).toFixed(1);
-    console.log(`demo: from the click to the failing verdict on the page: ${seconds} s`);
-    await screenshot(page, 'd03-demo-failing-verdict');
-  }, DEMO_TIMEOUT);
+      await failingRun.click();
+      const failed = page.getByRole('region', { name: 'Verdict: Failed' });
+      await visible(failed);
+      const finding = page.getByRole('list', { name: 'Findings, failing first' }).getByRole('listitem', { name: /^New query needs an index: query / });
+      const createIndex = finding.getByRole('list', { name: 'Indexes to create' }).locator('pre').first();
+      expect(await createIndex.textContent()).toMatch(/CREATE INDEX ON public\.payment \(rental_id\)/);
+      const seconds = ((Date.now() - clicked) / 1000).toFixed(1);
+      console.log(`demo: from the click to the failing verdict on the page: ${seconds} s`);
+      await screenshot(page, 'd03-demo-failing-verdict');
+    },
+    DEMO_TIMEOUT,
+  );
 
   it('the environment: recommendations and a catalog from CI, production and by hand', async () => {
     await page.goto(`${server.url}${envUrl}`);

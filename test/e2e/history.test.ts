@@ -39,10 +39,18 @@ beforeAll(async () => {
     const hourOfDay = new Date(t).getUTCHours();
     const calls = 200 + Math.round(150 * Math.sin((hourOfDay / 24) * 2 * Math.PI));
     const slow = t > now - 86_400_000;
-    await storePoints(services.store.db, envId, new Date(t), new Map([
-      [byCustomer, { calls, totalTimeMs: calls * (slow ? 9 : 4) * (0.9 + 0.2 * Math.random()), rows: calls * 10, sharedBlksHit: calls * 30, sharedBlksRead: 5 }],
-      [byId, { calls: calls * 5, totalTimeMs: calls * 5 * 0.1, rows: calls * 5, sharedBlksHit: calls * 15, sharedBlksRead: 0 }],
-    ]));
+    await storePoints(
+      services.store.db,
+      envId,
+      new Date(t),
+      new Map([
+        [
+          byCustomer,
+          { calls, totalTimeMs: calls * (slow ? 9 : 4) * (0.9 + 0.2 * Math.random()), rows: calls * 10, sharedBlksHit: calls * 30, sharedBlksRead: 5 },
+        ],
+        [byId, { calls: calls * 5, totalTimeMs: calls * 5 * 0.1, rows: calls * 5, sharedBlksHit: calls * 15, sharedBlksRead: 0 }],
+      ]),
+    );
   }
   // and two real readings around a real workload
   expect((await api('POST', `/env/${envId}/history/snapshot`)).body.connections[0].result).toBe('baseline');

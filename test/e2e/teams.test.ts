@@ -49,7 +49,13 @@ beforeAll(async () => {
     ],
   });
   // the settings as the server reads them from its environment: every field it expects, with its defaults
-  const { auth } = readConfig({ PUBLIC_URL: publicUrl, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: provider.clientId, OIDC_CLIENT_SECRET: provider.clientSecret, ADMIN_EMAILS: ADMIN });
+  const { auth } = readConfig({
+    PUBLIC_URL: publicUrl,
+    OIDC_ISSUER: provider.issuer,
+    OIDC_CLIENT_ID: provider.clientId,
+    OIDC_CLIENT_SECRET: provider.clientSecret,
+    ADMIN_EMAILS: ADMIN,
+  });
   const [built, services] = await Promise.all([buildClient(), openTestServices('pglite', { auth })]);
   clientDir = built;
   server = await startTestServer(services, { clientDir, port });
@@ -200,7 +206,10 @@ describe('a team server in Chromium', () => {
     await members.getByLabel('Email').fill('bob@example.com');
     await members.getByRole('button', { name: 'Add member' }).click();
     await visible(members.getByRole('combobox', { name: 'Role of bob@example.com' }));
-    await page.getByRole('region', { name: /^CI Tokens/ }).getByLabel('Name').fill('GitHub Actions');
+    await page
+      .getByRole('region', { name: /^CI Tokens/ })
+      .getByLabel('Name')
+      .fill('GitHub Actions');
     await page.getByRole('button', { name: 'Make CI token' }).click();
     await visible(page.getByText(/CI token “GitHub Actions” made/));
     expect((await asAdmin(`/env/${checkout}/members`)).body).toMatchObject([

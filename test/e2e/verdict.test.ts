@@ -123,7 +123,10 @@ describe('CI verdicts in Chromium', () => {
     await page.goto(`${server.url}/ci`);
     const table = page.getByRole('table', { name: 'CI runs, newest first' });
     const row = (runId: string) => table.getByRole('row').filter({ hasText: `run ${runId}` });
-    const badge = (runId: string, status: string) => row(runId).locator('.badge').filter({ hasText: `Verdict: ${status}` });
+    const badge = (runId: string, status: string) =>
+      row(runId)
+        .locator('.badge')
+        .filter({ hasText: `Verdict: ${status}` });
     await visible(badge('701', 'Fail'));
     await visible(row('701').getByRole('link', { name: 'Storefront', exact: true }));
     await visible(badge('700', 'Pass'));
@@ -215,14 +218,23 @@ describe('CI verdicts in Chromium', () => {
   });
   it('a pull request dropping the primary key explains its regression: the cause, the plan diff, both plans with the moved step highlighted', async () => {
     // the CI database's schema: orders without its primary key (no baseline schema: production's indexes on its tables count)
-    const columns = [['id', 'bigint'], ['customer_id', 'integer'], ['status', 'text'], ['created_at', 'timestamp with time zone'], ['total_cents', 'integer']];
+    const columns = [
+      ['id', 'bigint'],
+      ['customer_id', 'integer'],
+      ['status', 'text'],
+      ['created_at', 'timestamp with time zone'],
+      ['total_cents', 'integer'],
+    ];
     const schema = { tables: [['public', 'orders', 'r', null]], columns: columns.map(([c, t]) => ['public', 'orders', c, t, true]), indexes: [] };
     const run = await ingest(REPO, '702', { branch: 'chore/drop-orders-pkey', pullRequest: 43, schema }, [BY_ID, RECENT]);
     expect((await settledVerdict(run)).status).toBe('fail');
     await page.goto(`${server.url}/ci/${run}`);
     await visible(page.getByRole('region', { name: 'Verdict: Failed' }));
     await visible(page.getByText(/^Both planned on production as of /));
-    const finding = page.getByRole('list', { name: 'Findings, failing first' }).getByRole('listitem', { name: /^Cost regression: query / }).filter({ hasText: 'id = $1' });
+    const finding = page
+      .getByRole('list', { name: 'Findings, failing first' })
+      .getByRole('listitem', { name: /^Cost regression: query / })
+      .filter({ hasText: 'id = $1' });
     const why = finding.locator('details.finding-why');
     await why.locator('summary').click();
     await visible(why.getByRole('list', { name: 'Causes' }).getByText(/index public\.orders_pkey is dropped in this run/));

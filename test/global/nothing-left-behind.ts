@@ -65,7 +65,14 @@ function processes(): Proc[] {
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => {
       const pid = Number(m[1]);
-      return { pid, ppid: Number(m[2]), args: m[3]!, cwd: read(`/proc/${pid}/cwd`, 'link'), environ: read(`/proc/${pid}/environ`, 'text'), started: startTime(pid) };
+      return {
+        pid,
+        ppid: Number(m[2]),
+        args: m[3]!,
+        cwd: read(`/proc/${pid}/cwd`, 'link'),
+        environ: read(`/proc/${pid}/environ`, 'text'),
+        started: startTime(pid),
+      };
     });
 }
 
@@ -149,7 +156,8 @@ export default function setup(): () => Promise<void> {
       leaks = findLeaks(baseline);
     }
     const others = existsSync(runDir) ? readdirSync(runDir).filter((name) => !CLUSTER_FOLDER.test(name) && !EXPECTED.test(name)) : [];
-    if (others.length) console.warn(`nothing-left-behind: tests left ${others.length} temp entries (removed with the run's temp directory): ${others.join(', ')}`);
+    if (others.length)
+      console.warn(`nothing-left-behind: tests left ${others.length} temp entries (removed with the run's temp directory): ${others.join(', ')}`);
 
     if (leaks.processes.length) {
       // the run's own: postgres servers shut down at once, anything else killed (watchdogs then clean up)
@@ -164,7 +172,9 @@ export default function setup(): () => Promise<void> {
 
     if (leaks.folders.length || leaks.processes.length) {
       process.exitCode = 1;
-      throw new Error(`The test run left ${leaks.folders.length} cluster folders and ${leaks.processes.length} processes behind (waited ${SETTLE_MS / 1000} s):\n${describe(leaks)}`);
+      throw new Error(
+        `The test run left ${leaks.folders.length} cluster folders and ${leaks.processes.length} processes behind (waited ${SETTLE_MS / 1000} s):\n${describe(leaks)}`,
+      );
     }
   };
 }

@@ -115,10 +115,15 @@ beforeAll(async () => {
   const now = Date.now();
   for (let t = now - 47 * 3_600_000; t < now; t += 3_600_000) {
     const slow = t > now - 86_400_000;
-    await storePoints(server.services.store.db, envA, new Date(t), new Map([
-      [byCustomer, { calls: 100, totalTimeMs: 100 * (slow ? 8 : 2), rows: 1000, sharedBlksHit: 300, sharedBlksRead: 5 }],
-      [count, { calls: 500, totalTimeMs: 500, rows: 500, sharedBlksHit: 100, sharedBlksRead: 0 }],
-    ]));
+    await storePoints(
+      server.services.store.db,
+      envA,
+      new Date(t),
+      new Map([
+        [byCustomer, { calls: 100, totalTimeMs: 100 * (slow ? 8 : 2), rows: 1000, sharedBlksHit: 300, sharedBlksRead: 5 }],
+        [count, { calls: 500, totalTimeMs: 500, rows: 500, sharedBlksHit: 100, sharedBlksRead: 0 }],
+      ]),
+    );
   }
   await admin('POST', `/env/${envB}/queries`, { query: 'SELECT salary FROM payroll WHERE id = 1' });
   const run = await admin('POST', '/ci/runs', { repo: REPO, runId: 'run-7', pullRequest: 7, queries: [{ query: PLAIN[0], calls: 3 }] });
@@ -188,7 +193,11 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
 
   it('pages the catalog and says how to get the next page', async () => {
     const client = await connectHttp(viewerToken);
-    const first = data(await call(client, 'search_queries', { environment: envA, limit: 3 })) as { queries: { hash: string }[]; total: number; nextCursor: string };
+    const first = data(await call(client, 'search_queries', { environment: envA, limit: 3 })) as {
+      queries: { hash: string }[];
+      total: number;
+      nextCursor: string;
+    };
     expect(first.queries).toHaveLength(3);
     expect(first.total).toBe(4);
     expect(first.nextCursor).toEqual(expect.any(String));
@@ -245,7 +254,11 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     expect(started.status, started.text).toBe(202);
     await waitForAnalysis(started.body.id as string);
 
-    const all = data(await call(client, 'recommend_indexes', { environment: envA })) as { analysis: { status: string }; indexes: { createIndex: string }[]; total: number };
+    const all = data(await call(client, 'recommend_indexes', { environment: envA })) as {
+      analysis: { status: string };
+      indexes: { createIndex: string }[];
+      total: number;
+    };
     expect(all.analysis.status).toBe('done');
     expect(all.indexes.map((i) => i.createIndex).join('\n')).toMatch(/customer_id/);
     const one = data(await call(client, 'recommend_indexes', { environment: envA, budget: { maxIndexes: 1 } }));
@@ -255,11 +268,16 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
 
   it('ranks the heaviest and the regressed production queries of a window, a page at a time', async () => {
     const client = await connectHttp(viewerToken);
-    const first = data(await call(client, 'top_queries', { environment: envA, window: '24h', by: 'calls', limit: 1 })) as { queries: { hash: string }[]; nextCursor: string };
+    const first = data(await call(client, 'top_queries', { environment: envA, window: '24h', by: 'calls', limit: 1 })) as {
+      queries: { hash: string }[];
+      nextCursor: string;
+    };
     expect(first.queries.map((q) => q.hash)).toEqual([count]);
     const second = data(await call(client, 'top_queries', { environment: envA, window: '24h', by: 'calls', limit: 1, cursor: first.nextCursor }));
     expect(second).toMatchObject({ queries: [{ hash: byCustomer, formattedQuery: expect.stringContaining('customer_id') }], nextCursor: null });
-    const regressed = data(await call(client, 'regressed_queries', { environment: envA, window: '24h' })) as { queries: { hash: string; changePercent: number }[] };
+    const regressed = data(await call(client, 'regressed_queries', { environment: envA, window: '24h' })) as {
+      queries: { hash: string; changePercent: number }[];
+    };
     expect(regressed.queries.map((q) => q.hash)).toEqual([byCustomer]);
     expect(regressed.queries[0]!.changePercent).toBeCloseTo(300);
     const entry = data(await call(client, 'get_query', { environment: envA, hash: byCustomer }));
@@ -272,7 +290,9 @@ describe('MCP over streamable HTTP (POST /mcp)', () => {
     for (const tool of tools) expect(JSON.stringify(tool), tool.name).not.toContain('Ignore all previous');
     expect(client.getInstructions()).not.toContain('Ignore all previous');
 
-    const found = data(await call(client, 'search_queries', { environment: envA, text: 'Ignore all previous' })) as { queries: { hash: string; formattedQuery: string }[] };
+    const found = data(await call(client, 'search_queries', { environment: envA, text: 'Ignore all previous' })) as {
+      queries: { hash: string; formattedQuery: string }[];
+    };
     expect(found.queries).toHaveLength(1);
     expect(found.queries[0]!.formattedQuery).toContain(HOSTILE_ALIAS);
     const entry = data(await call(client, 'get_query', { environment: envA, hash: found.queries[0]!.hash })) as { query: { query: string } };

@@ -46,11 +46,18 @@ describe.each(['postgres', 'pglite'] as const)('the job queue (%s)', (backend) =
     expect(ids.every((id) => typeof id === 'string')).toBe(true);
     // a key already queued (no worker has taken it yet): no second job
     expect(await a!.send('count', { n: 99 }, { singletonKey: 'job-0' })).toBeNull();
-    for (const [worker, queue] of [['a', a!], ['b', b!]] as const) {
-      await queue.work<{ n: number }>('count', async ({ n }) => {
-        ran.push({ worker, n });
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }, { concurrency: 3 });
+    for (const [worker, queue] of [
+      ['a', a!],
+      ['b', b!],
+    ] as const) {
+      await queue.work<{ n: number }>(
+        'count',
+        async ({ n }) => {
+          ran.push({ worker, n });
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        },
+        { concurrency: 3 },
+      );
     }
     expect(await Promise.all(ids.map((id) => a!.settled('count', id!)))).toEqual(ids.map(() => 'completed'));
     expect(ran.map((r) => r.n).sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, n) => n));

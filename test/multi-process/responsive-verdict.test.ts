@@ -41,49 +41,55 @@ const QUERIES = [
 ];
 
 describe.each(['postgres', 'pglite'] as const)('with the %s store', (store) => {
-it('answers every request made during a large verdict within a second', async () => {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'qt-responsive-'));
-  onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
-  const storeUrl: Record<string, string> = store === 'postgres' ? { DATABASE_URL: await postgres.createDatabase(`querytrail_${store}`) } : {};
-  const server = await listening(startServerProcess({ DATA_DIR: dataDir, ...storeUrl, SECRET_KEY: 'the test server key' }));
-  onTestFinished(async () => void (await server.stop()));
-  const api = `${server.url}/api`;
-  const envId = (await requestJson(`${api}/env`, { method: 'POST', json: { name: 'GitLab', slug: 'gitlab' } })).body.id as string;
-  expect((await requestJson(`${api}/env/${envId}/connections`, { method: 'POST', json: { label: 'prod', role: 'production', connectionString: productionUrl } })).status).toBe(201);
-  expect((await requestJson(`${api}/env/${envId}/repos`, { method: 'POST', json: { repo: 'acme/gitlab' } })).status).toBe(201);
+  it('answers every request made during a large verdict within a second', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'qt-responsive-'));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+    const storeUrl: Record<string, string> = store === 'postgres' ? { DATABASE_URL: await postgres.createDatabase(`querytrail_${store}`) } : {};
+    const server = await listening(startServerProcess({ DATA_DIR: dataDir, ...storeUrl, SECRET_KEY: 'the test server key' }));
+    onTestFinished(async () => void (await server.stop()));
+    const api = `${server.url}/api`;
+    const envId = (await requestJson(`${api}/env`, { method: 'POST', json: { name: 'GitLab', slug: 'gitlab' } })).body.id as string;
+    expect(
+      (await requestJson(`${api}/env/${envId}/connections`, { method: 'POST', json: { label: 'prod', role: 'production', connectionString: productionUrl } }))
+        .status,
+    ).toBe(201);
+    expect((await requestJson(`${api}/env/${envId}/repos`, { method: 'POST', json: { repo: 'acme/gitlab' } })).status).toBe(201);
 
-  const posted = await requestJson(`${api}/ci/runs`, { method: 'POST', json: { repo: 'acme/gitlab', runId: 'pr-1', branch: 'feature/a', queries: QUERIES.map((query) => ({ query })) } });
-  expect(posted.status).toBe(201);
+    const posted = await requestJson(`${api}/ci/runs`, {
+      method: 'POST',
+      json: { repo: 'acme/gitlab', runId: 'pr-1', branch: 'feature/a', queries: QUERIES.map((query) => ({ query })) },
+    });
+    expect(posted.status).toBe(201);
 
-  // Until the verdict is in: the environments list (a light request, on a new connection each
-  // time, as a browser polling the page makes it), then the verdict itself; each one timed.
-  const answers: { path: string; ms: number; status: number | string; at: number }[] = [];
-  const postedAt = performance.now();
-  const timed = async (pathname: string) => {
-    const asked = performance.now();
-    const at = Math.round(asked - postedAt);
-    try {
-      const answer = await requestJson(`${api}${pathname}`, { headers: { connection: 'close' } });
-      answers.push({ path: pathname, ms: performance.now() - asked, status: answer.status, at });
-      return answer.body as { status?: string; reason?: string };
-    } catch (error) {
-      answers.push({ path: pathname, ms: performance.now() - asked, status: (error as Error).message, at });
-      return undefined;
+    // Until the verdict is in: the environments list (a light request, on a new connection each
+    // time, as a browser polling the page makes it), then the verdict itself; each one timed.
+    const answers: { path: string; ms: number; status: number | string; at: number }[] = [];
+    const postedAt = performance.now();
+    const timed = async (pathname: string) => {
+      const asked = performance.now();
+      const at = Math.round(asked - postedAt);
+      try {
+        const answer = await requestJson(`${api}${pathname}`, { headers: { connection: 'close' } });
+        answers.push({ path: pathname, ms: performance.now() - asked, status: answer.status, at });
+        return answer.body as { status?: string; reason?: string };
+      } catch (error) {
+        answers.push({ path: pathname, ms: performance.now() - asked, status: (error as Error).message, at });
+        return undefined;
+      }
+    };
+    let verdict: { status?: string; reason?: string } | undefined;
+    for (;;) {
+      await timed('/env');
+      verdict = await timed(`/ci/runs/${posted.body.id}/verdict`);
+      if (verdict?.status !== undefined && verdict.status !== 'pending') break;
+      if (server.output().includes('[exited')) throw new Error(`the server exited; it printed:\n${server.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
-  };
-  let verdict: { status?: string; reason?: string } | undefined;
-  for (;;) {
-    await timed('/env');
-    verdict = await timed(`/ci/runs/${posted.body.id}/verdict`);
-    if (verdict?.status !== undefined && verdict.status !== 'pending') break;
-    if (server.output().includes('[exited')) throw new Error(`the server exited; it printed:\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  expect(verdict.status, verdict.reason).toMatch(/^(pass|fail)$/);
-  // the verdict took a while: many requests were made meanwhile
-  expect(answers.length).toBeGreaterThan(10);
-  const slow = answers.filter((a) => a.status !== 200 || a.ms > 1000);
-  console.log(`${answers.length} requests during the verdict, the slowest answered in ${Math.max(...answers.map((a) => a.ms)).toFixed(0)} ms`);
-  expect(slow).toEqual([]);
-}, 300_000);
+    expect(verdict.status, verdict.reason).toMatch(/^(pass|fail)$/);
+    // the verdict took a while: many requests were made meanwhile
+    expect(answers.length).toBeGreaterThan(10);
+    const slow = answers.filter((a) => a.status !== 200 || a.ms > 1000);
+    console.log(`${answers.length} requests during the verdict, the slowest answered in ${Math.max(...answers.map((a) => a.ms)).toFixed(0)} ms`);
+    expect(slow).toEqual([]);
+  }, 300_000);
 });

@@ -33,7 +33,10 @@ function dataDir(): string {
 async function store(): Promise<{ name: string; env: Record<string, string> }> {
   const name = `qt_jobs_${randomBytes(4).toString('hex')}`;
   const url = await postgres.createDatabase(name);
-  return { name, env: { DATABASE_URL: url, SECRET_KEY: 'one key for every server', JOB_HEARTBEAT_SECONDS: '10', JOB_POLL_SECONDS: '1', JOB_RETRY_DELAY_SECONDS: '1' } };
+  return {
+    name,
+    env: { DATABASE_URL: url, SECRET_KEY: 'one key for every server', JOB_HEARTBEAT_SECONDS: '10', JOB_POLL_SECONDS: '1', JOB_RETRY_DELAY_SECONDS: '1' },
+  };
 }
 
 const start = (env: Record<string, string>) => listening(startServerProcess({ ...env, DATA_DIR: dataDir() }));
@@ -48,11 +51,13 @@ async function killHard(server: ServerProcess): Promise<void> {
 }
 
 async function jobsOf(database: string, name: string) {
-  return (await postgres.query<{ key: string; state: string; retry_count: number }>(
-    'SELECT singleton_key AS key, state::text, retry_count FROM pgboss.job WHERE name = $1 ORDER BY singleton_key',
-    [name],
-    database,
-  )).rows;
+  return (
+    await postgres.query<{ key: string; state: string; retry_count: number }>(
+      'SELECT singleton_key AS key, state::text, retry_count FROM pgboss.job WHERE name = $1 ORDER BY singleton_key',
+      [name],
+      database,
+    )
+  ).rows;
 }
 
 /** Polls until the job keyed `key` is being run by some server. */
@@ -78,7 +83,10 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, sec
 /** An environment with production and a linked repository, made through `server`. */
 async function environment(server: ServerProcess): Promise<string> {
   const envId = (await requestJson(`${server.url}/api/env`, { method: 'POST', json: { name: 'Shop', slug: 'shop' } })).body.id as string;
-  const added = await requestJson(`${server.url}/api/env/${envId}/connections`, { method: 'POST', json: { label: 'prod', role: 'production', connectionString: productionUrl } });
+  const added = await requestJson(`${server.url}/api/env/${envId}/connections`, {
+    method: 'POST',
+    json: { label: 'prod', role: 'production', connectionString: productionUrl },
+  });
   expect(added.status).toBe(201);
   expect((await requestJson(`${server.url}/api/env/${envId}/repos`, { method: 'POST', json: { repo: 'acme/shop' } })).status).toBe(201);
   return envId;
@@ -108,10 +116,16 @@ async function poll<T>(server: ServerProcess, path: string): Promise<T | undefin
 }
 
 const verdictOf = (server: ServerProcess, id: string) =>
-  until(() => poll<{ status: string; reason?: string }>(server, `/ci/runs/${id}/verdict`), (v) => v !== undefined && v.status !== 'pending');
+  until(
+    () => poll<{ status: string; reason?: string }>(server, `/ci/runs/${id}/verdict`),
+    (v) => v !== undefined && v.status !== 'pending',
+  );
 
 const analysisOf = (server: ServerProcess, envId: string) =>
-  until(() => poll<{ id: string; status: string; error?: string }>(server, `/env/${envId}/analyze`), (s) => s !== undefined && s.status !== 'running');
+  until(
+    () => poll<{ id: string; status: string; error?: string }>(server, `/env/${envId}/analyze`),
+    (s) => s !== undefined && s.status !== 'running',
+  );
 
 describe('background jobs on two servers sharing one PostgreSQL', () => {
   it('runs each verdict job once, whichever server stored the run', async () => {
@@ -124,7 +138,9 @@ describe('background jobs on two servers sharing one PostgreSQL', () => {
       expect(verdict?.status, verdict?.reason).toMatch(/^(pass|fail)$/);
     }
     // one job per run, each taken once (retry_count 0) and completed
-    expect(await jobsOf(name, 'verdict')).toEqual(ids.map((id) => ({ key: id, state: 'completed', retry_count: 0 })).sort((x, y) => x.key.localeCompare(y.key)));
+    expect(await jobsOf(name, 'verdict')).toEqual(
+      ids.map((id) => ({ key: id, state: 'completed', retry_count: 0 })).sort((x, y) => x.key.localeCompare(y.key)),
+    );
     await Promise.all([a.stop(), b.stop()]);
   }, 300_000);
 

@@ -38,7 +38,10 @@ describe('two servers on one PostgreSQL', () => {
   it('start at the same instant on a fresh database, apply the migrations once, and count concurrent ingestion exactly', async () => {
     const database = await freshDatabase();
     const env = { DATABASE_URL: database.url, SECRET_KEY: 'one key for every server' };
-    const [a, b] = await Promise.all([listening(startServerProcess({ ...env, DATA_DIR: dataDir() })), listening(startServerProcess({ ...env, DATA_DIR: dataDir() }))]);
+    const [a, b] = await Promise.all([
+      listening(startServerProcess({ ...env, DATA_DIR: dataDir() })),
+      listening(startServerProcess({ ...env, DATA_DIR: dataDir() })),
+    ]);
 
     const applied = await postgres.query<{ n: number; distinct: number }>(
       'SELECT count(*)::int AS n, count(DISTINCT hash)::int AS distinct FROM drizzle.__drizzle_migrations',
@@ -57,7 +60,10 @@ describe('two servers on one PostgreSQL', () => {
     const runs = Array.from({ length: 12 }, (_, r) => ({ runId: `run-${r}`, from: r * 70, count: 300 }));
     const answers = await Promise.all(
       runs.map((run, r) =>
-        requestJson(`${(r % 2 ? b : a).url}/api/ci/runs`, { method: 'POST', json: { repo: 'acme/shop', runId: run.runId, queries: runQueries(run.from, run.count) } }),
+        requestJson(`${(r % 2 ? b : a).url}/api/ci/runs`, {
+          method: 'POST',
+          json: { repo: 'acme/shop', runId: run.runId, queries: runQueries(run.from, run.count) },
+        }),
       ),
     );
     expect(answers.map((answer) => answer.status)).toEqual(runs.map(() => 201));

@@ -124,14 +124,26 @@ const TABLE: Record<string, Case> = {
   'webhooks.deliveries': { scope: 'env', allowed: read(VIEWER), input: (k) => ({ id: k.env }) },
 };
 
-const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation'; meta?: { openapi?: { method: string; path: string } } } }>;
+const procedures = appRouter._def.procedures as unknown as Record<
+  string,
+  { _def: { type: 'query' | 'mutation'; meta?: { openapi?: { method: string; path: string } } } }
+>;
 
 describe('the role table', () => {
   it('declares every procedure of the router, in the server and in this table', () => {
     const paths = Object.keys(procedures).sort();
-    expect(paths.filter((p) => !ACCESS[p]), 'procedures without an access rule').toEqual([]);
-    expect(paths.filter((p) => !TABLE[p]), 'procedures missing from this table').toEqual([]);
-    expect(Object.keys(ACCESS).filter((p) => !procedures[p]), 'rules of procedures that do not exist').toEqual([]);
+    expect(
+      paths.filter((p) => !ACCESS[p]),
+      'procedures without an access rule',
+    ).toEqual([]);
+    expect(
+      paths.filter((p) => !TABLE[p]),
+      'procedures missing from this table',
+    ).toEqual([]);
+    expect(
+      Object.keys(ACCESS).filter((p) => !procedures[p]),
+      'rules of procedures that do not exist',
+    ).toEqual([]);
   });
 });
 
@@ -169,7 +181,8 @@ describe.each(BACKENDS)('every procedure as every role (%s)', (backend) => {
     const repo = 'acme/shop';
     await admin('POST', `/env/${env}/repos`, { repo });
     await admin('POST', `/env/${otherEnv}/repos`, { repo: 'acme/other' });
-    const connection = (await admin('POST', `/env/${env}/connections`, { label: 'CI', role: 'ci', connectionString: 'postgres://ci:pw@localhost:5432/app' })).id!;
+    const connection = (await admin('POST', `/env/${env}/connections`, { label: 'CI', role: 'ci', connectionString: 'postgres://ci:pw@localhost:5432/app' }))
+      .id!;
     const hash = (await admin('POST', `/env/${env}/queries`, { query: 'SELECT id FROM orders WHERE id = 1' })).hash!;
     const run = (await admin('POST', '/ci/runs', { repo, runId: 'run-1', queries: [{ query: 'SELECT name FROM teams', calls: 3 }] })).id!;
     known = { env, otherEnv, run, hash, connection, webhook: 'none', repo };
@@ -216,28 +229,32 @@ describe.each(BACKENDS)('every procedure as every role (%s)', (backend) => {
     return requestAs(server, caller, `/api${path}`, { method: route.method, json: typeof input === 'string' ? input : fields });
   };
 
-  it('answers each procedure, through tRPC and through its REST route, as the table says for each role; nothing refused changed anything', async () => {
-    const problems: string[] = [];
-    for (const [path, rule] of Object.entries(TABLE)) {
-      if (path === 'env.delete') continue;
-      const { type, meta } = procedures[path]!._def;
-      const input = rule.input(known);
-      for (const role of ROLES) {
-        const want = rule.allowed.includes(role) ? 'allowed' : expectedRefusal(role, rule);
-        const viaTrpc = verdictOf(await callTrpc(callers[role], path, type, input));
-        if (viaTrpc !== want) problems.push(`tRPC ${path} as ${role}: ${viaTrpc}, expected ${want}`);
-        if (meta?.openapi && rule.rest !== false) {
-          const route = { method: meta.openapi.method.toUpperCase(), path: meta.openapi.path };
-          const viaRest = verdictOf(await callRest(callers[role], route, input));
-          if (viaRest !== want) problems.push(`${route.method} ${route.path} as ${role}: ${viaRest}, expected ${want}`);
+  it(
+    'answers each procedure, through tRPC and through its REST route, as the table says for each role; nothing refused changed anything',
+    async () => {
+      const problems: string[] = [];
+      for (const [path, rule] of Object.entries(TABLE)) {
+        if (path === 'env.delete') continue;
+        const { type, meta } = procedures[path]!._def;
+        const input = rule.input(known);
+        for (const role of ROLES) {
+          const want = rule.allowed.includes(role) ? 'allowed' : expectedRefusal(role, rule);
+          const viaTrpc = verdictOf(await callTrpc(callers[role], path, type, input));
+          if (viaTrpc !== want) problems.push(`tRPC ${path} as ${role}: ${viaTrpc}, expected ${want}`);
+          if (meta?.openapi && rule.rest !== false) {
+            const route = { method: meta.openapi.method.toUpperCase(), path: meta.openapi.path };
+            const viaRest = verdictOf(await callRest(callers[role], route, input));
+            if (viaRest !== want) problems.push(`${route.method} ${route.path} as ${role}: ${viaRest}, expected ${want}`);
+          }
         }
       }
-    }
-    expect(problems).toEqual([]);
-    // the changes above were each refused or malformed: the environment is as it was
-    const detail = await requestAs(server, breakGlass, `/api/env/${known.env}`);
-    expect(detail.body).toMatchObject({ name: 'Shop', slug: 'shop', connections: [{ id: known.connection }], repos: [{ repo: known.repo }] });
-  }, TABLE_TIMEOUT_MS);
+      expect(problems).toEqual([]);
+      // the changes above were each refused or malformed: the environment is as it was
+      const detail = await requestAs(server, breakGlass, `/api/env/${known.env}`);
+      expect(detail.body).toMatchObject({ name: 'Shop', slug: 'shop', connections: [{ id: known.connection }], repos: [{ repo: known.repo }] });
+    },
+    TABLE_TIMEOUT_MS,
+  );
 
   it('deletes an environment for its owners and admins only', async () => {
     for (const role of ROLES.filter((r) => !OWNER.includes(r))) {
@@ -246,7 +263,8 @@ describe.each(BACKENDS)('every procedure as every role (%s)', (backend) => {
     }
     expect((await requestAs(server, breakGlass, `/api/env/${known.env}`)).status).toBe(200);
     for (const role of OWNER) {
-      const own = (await requestAs(server, breakGlass, '/api/env', { method: 'POST', json: { name: `Mine ${role}`, slug: `mine-${role.toLowerCase()}` } })).body.id as string;
+      const own = (await requestAs(server, breakGlass, '/api/env', { method: 'POST', json: { name: `Mine ${role}`, slug: `mine-${role.toLowerCase()}` } })).body
+        .id as string;
       if (role === 'owner') await grant(server, own, 'owner@acme.test', 'owner');
       const answer = await requestAs(server, callers[role], `/api/env/${own}`, { method: 'DELETE' });
       expect(answer.status, `${role}: ${answer.text}`).toBe(204);

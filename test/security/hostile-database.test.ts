@@ -105,101 +105,106 @@ const READERS = [
   { key: 'reader', title: 'read as a non-superuser with pg_read_all_stats', url: () => hostile.readerUrl },
 ] as const;
 
-for (const { key, title, url } of READERS) describe(`a hostile database, ${title}`, () => {
-  let envId: string;
+for (const { key, title, url } of READERS)
+  describe(`a hostile database, ${title}`, () => {
+    let envId: string;
 
-  beforeAll(async () => {
-    const created = await apiCall('/env', { method: 'POST', json: { name: `Hostile ${key}`, slug: `hostile-${key}` } });
-    expect(created.status).toBe(201);
-    envId = created.body.id;
-    const added = await apiCall(`/env/${envId}/connections`, { method: 'POST', json: { label: 'production', role: 'production', connectionString: url() } });
-    expect(added.status).toBe(201);
-    expect((await apiCall(`/env/${envId}/repos`, { method: 'POST', json: { repo: `acme/hostile-${key}` } })).status).toBe(201);
-  });
+    beforeAll(async () => {
+      const created = await apiCall('/env', { method: 'POST', json: { name: `Hostile ${key}`, slug: `hostile-${key}` } });
+      expect(created.status).toBe(201);
+      envId = created.body.id;
+      const added = await apiCall(`/env/${envId}/connections`, { method: 'POST', json: { label: 'production', role: 'production', connectionString: url() } });
+      expect(added.status).toBe(201);
+      expect((await apiCall(`/env/${envId}/repos`, { method: 'POST', json: { repo: `acme/hostile-${key}` } })).status).toBe(201);
+    });
 
-  it('the analyzer sync (POST /postgres, sample rows on) returns her schema, and nothing is written, run or escalated', async () => {
-    const answer = await postSync(analyzer.url, { db: url(), sampleRows: 5 });
-    await expectUntouched();
-    expect(answer.status, answer.text.slice(0, 500)).toBe(200);
-    expect(answer.json.schema.type, JSON.stringify(answer.json.schema.error)).toBe('ok');
-    const tables = answer.json.schema.value.tables as { schema: string; name: string; sampleRows: { type: string; value?: unknown[] } }[];
-    expect(tables.map((t) => `${t.schema}.${t.name}`)).toEqual(expect.arrayContaining(['mallory.items', 'mallory.secrets']));
-    // her rows, values of her enum and composite types included, are still shown
-    const items = tables.find((t) => t.schema === 'mallory' && t.name === 'items')!;
-    expect(items.sampleRows).toMatchObject({ type: 'ok', value: expect.arrayContaining([expect.objectContaining({ mood: expect.anything() })]) });
-    expect(answer.json.queries.type).toBe('ok');
-  });
-
-  it('the analyzer analysis of her pg_stat_statements (POST /postgres/analyze) plans her queries and runs none of her code, here or in the shadow planner', async () => {
-    const answer = await analyzerPost('/postgres/analyze', { db: url() });
-    await expectUntouched();
-    expect(answer.status, answer.text.slice(0, 500)).toBe(200);
-    const byId = (answer.json.queries as { query: string; plan: unknown }[]).find((q) => sameText(q.query, APP_QUERIES.byId));
-    expect(byId?.plan, 'the plain query on her table is planned').toBeTruthy();
-  });
-
-  it('POST /postgres/analyze refuses a multi-statement query and DDL with a clear reason, runs neither, and plans the good ones in a shadow that runs none of her code', async () => {
-    const sentinel = hostile.sentinelPath(`multi-statement-${key}`);
-    const multi = `SELECT 1; COPY (SELECT 1) TO PROGRAM 'touch ${sentinel}'`;
-    const ddl = 'CREATE TABLE x()';
-    // planning these in a copy of her schema is where her CHECK, index expression and view would run
-    const good = ['SELECT * FROM mallory.items WHERE id = $1', APP_QUERIES.throughView];
-    const answer = await analyzerPost('/postgres/analyze', { db: url(), queries: [multi, ddl, ...good].map((query) => ({ query })) });
-    expect(existsSync(sentinel), 'the second statement of the multi-statement query ran').toBe(false);
-    await expectUntouched();
-
-    let planned: { query: string; plan: unknown; error: string | null }[];
-    if (answer.status === 400) {
-      // refused as a whole request: the message names both offenders, and the good ones alone are planned
-      expect(answer.json.error.message).toMatch(/queries\.0/);
-      expect(answer.json.error.message).toMatch(/queries\.1/);
-      const alone = await analyzerPost('/postgres/analyze', { db: url(), queries: good.map((query) => ({ query })) });
+    it('the analyzer sync (POST /postgres, sample rows on) returns her schema, and nothing is written, run or escalated', async () => {
+      const answer = await postSync(analyzer.url, { db: url(), sampleRows: 5 });
       await expectUntouched();
-      expect(alone.status, alone.text.slice(0, 500)).toBe(200);
-      planned = alone.json.queries;
-    } else {
       expect(answer.status, answer.text.slice(0, 500)).toBe(200);
-      planned = answer.json.queries;
-      for (const refused of [multi, ddl]) {
-        expect(
-          planned.find((q) => q.query === refused),
-          refused,
-        ).toMatchObject({ plan: null, error: expect.stringMatching(/statement|only|allowed|refuse|not a query/i) });
+      expect(answer.json.schema.type, JSON.stringify(answer.json.schema.error)).toBe('ok');
+      const tables = answer.json.schema.value.tables as { schema: string; name: string; sampleRows: { type: string; value?: unknown[] } }[];
+      expect(tables.map((t) => `${t.schema}.${t.name}`)).toEqual(expect.arrayContaining(['mallory.items', 'mallory.secrets']));
+      // her rows, values of her enum and composite types included, are still shown
+      const items = tables.find((t) => t.schema === 'mallory' && t.name === 'items')!;
+      expect(items.sampleRows).toMatchObject({ type: 'ok', value: expect.arrayContaining([expect.objectContaining({ mood: expect.anything() })]) });
+      expect(answer.json.queries.type).toBe('ok');
+    });
+
+    it('the analyzer analysis of her pg_stat_statements (POST /postgres/analyze) plans her queries and runs none of her code, here or in the shadow planner', async () => {
+      const answer = await analyzerPost('/postgres/analyze', { db: url() });
+      await expectUntouched();
+      expect(answer.status, answer.text.slice(0, 500)).toBe(200);
+      const byId = (answer.json.queries as { query: string; plan: unknown }[]).find((q) => sameText(q.query, APP_QUERIES.byId));
+      expect(byId?.plan, 'the plain query on her table is planned').toBeTruthy();
+    });
+
+    it('POST /postgres/analyze refuses a multi-statement query and DDL with a clear reason, runs neither, and plans the good ones in a shadow that runs none of her code', async () => {
+      const sentinel = hostile.sentinelPath(`multi-statement-${key}`);
+      const multi = `SELECT 1; COPY (SELECT 1) TO PROGRAM 'touch ${sentinel}'`;
+      const ddl = 'CREATE TABLE x()';
+      // planning these in a copy of her schema is where her CHECK, index expression and view would run
+      const good = ['SELECT * FROM mallory.items WHERE id = $1', APP_QUERIES.throughView];
+      const answer = await analyzerPost('/postgres/analyze', { db: url(), queries: [multi, ddl, ...good].map((query) => ({ query })) });
+      expect(existsSync(sentinel), 'the second statement of the multi-statement query ran').toBe(false);
+      await expectUntouched();
+
+      let planned: { query: string; plan: unknown; error: string | null }[];
+      if (answer.status === 400) {
+        // refused as a whole request: the message names both offenders, and the good ones alone are planned
+        expect(answer.json.error.message).toMatch(/queries\.0/);
+        expect(answer.json.error.message).toMatch(/queries\.1/);
+        const alone = await analyzerPost('/postgres/analyze', { db: url(), queries: good.map((query) => ({ query })) });
+        await expectUntouched();
+        expect(alone.status, alone.text.slice(0, 500)).toBe(200);
+        planned = alone.json.queries;
+      } else {
+        expect(answer.status, answer.text.slice(0, 500)).toBe(200);
+        planned = answer.json.queries;
+        for (const refused of [multi, ddl]) {
+          expect(
+            planned.find((q) => q.query === refused),
+            refused,
+          ).toMatchObject({ plan: null, error: expect.stringMatching(/statement|only|allowed|refuse|not a query/i) });
+        }
       }
-    }
-    for (const query of good) expect(planned.find((q) => q.query === query), query).toMatchObject({ plan: expect.anything(), error: null });
-  });
+      for (const query of good)
+        expect(
+          planned.find((q) => q.query === query),
+          query,
+        ).toMatchObject({ plan: expect.anything(), error: null });
+    });
 
-  it('production sync through the API reads her statements, and nothing is written, run or escalated', async () => {
-    const answer = await apiCall(`/env/${envId}/queries/sync-production`, { method: 'POST' });
-    await expectUntouched();
-    expect(answer.status, answer.text.slice(0, 500)).toBe(200);
-    expect(answer.body.connections).toEqual([expect.objectContaining({ label: 'production', result: expect.objectContaining({ type: 'ok' }) })]);
-    const catalog = (await apiCall(`/env/${envId}/queries`)).body as { formattedQuery: string }[];
-    expect(catalog.some((q) => /mallory\.items\s+WHERE\s+id\s*=\s*\$1/i.test(q.formattedQuery))).toBe(true);
-  });
+    it('production sync through the API reads her statements, and nothing is written, run or escalated', async () => {
+      const answer = await apiCall(`/env/${envId}/queries/sync-production`, { method: 'POST' });
+      await expectUntouched();
+      expect(answer.status, answer.text.slice(0, 500)).toBe(200);
+      expect(answer.body.connections).toEqual([expect.objectContaining({ label: 'production', result: expect.objectContaining({ type: 'ok' }) })]);
+      const catalog = (await apiCall(`/env/${envId}/queries`)).body as { formattedQuery: string }[];
+      expect(catalog.some((q) => /mallory\.items\s+WHERE\s+id\s*=\s*\$1/i.test(q.formattedQuery))).toBe(true);
+    });
 
-  it("Analyze of the environment runs none of her code and none of a catalog query's extra statements, and finishes", async () => {
-    const sentinel = hostile.sentinelPath(`catalog-multi-statement-${key}`);
-    // the catalog holds her production statements (asserted in the test above; repeated here so this test stands alone)
-    await apiCall(`/env/${envId}/queries/sync-production`, { method: 'POST' });
-    // a query typed by hand may be refused (400); if it is accepted, Analyze must not run its second statement
-    const manual = await apiCall(`/env/${envId}/queries`, { method: 'POST', json: { query: `SELECT 1; COPY (SELECT 1) TO PROGRAM 'touch ${sentinel}'` } });
-    expect([201, 400]).toContain(manual.status);
-    const started = await apiCall(`/env/${envId}/analyze`, { method: 'POST' });
-    expect(started.status, started.text.slice(0, 500)).toBe(202);
-    const finished = await waitForAnalysis(envId);
-    expect(existsSync(sentinel), 'the second statement of a catalog query ran').toBe(false);
-    await expectUntouched();
-    expect(finished).toMatchObject({ status: 'done', error: null });
-    expect(finished.queryCount).toBeGreaterThan(0);
-  });
+    it("Analyze of the environment runs none of her code and none of a catalog query's extra statements, and finishes", async () => {
+      const sentinel = hostile.sentinelPath(`catalog-multi-statement-${key}`);
+      // the catalog holds her production statements (asserted in the test above; repeated here so this test stands alone)
+      await apiCall(`/env/${envId}/queries/sync-production`, { method: 'POST' });
+      // a query typed by hand may be refused (400); if it is accepted, Analyze must not run its second statement
+      const manual = await apiCall(`/env/${envId}/queries`, { method: 'POST', json: { query: `SELECT 1; COPY (SELECT 1) TO PROGRAM 'touch ${sentinel}'` } });
+      expect([201, 400]).toContain(manual.status);
+      const started = await apiCall(`/env/${envId}/analyze`, { method: 'POST' });
+      expect(started.status, started.text.slice(0, 500)).toBe(202);
+      const finished = await waitForAnalysis(envId);
+      expect(existsSync(sentinel), 'the second statement of a catalog query ran').toBe(false);
+      await expectUntouched();
+      expect(finished).toMatchObject({ status: 'done', error: null });
+      expect(finished.queryCount).toBeGreaterThan(0);
+    });
 
-  it('ci-report against her database reports her queries, and nothing is written, run or escalated', async () => {
-    const runId = key === 'superuser' ? '101' : '102';
-    const result = await runCli(['ci-report', '--db', url(), '--api', api.url], { GITHUB_REPOSITORY: `acme/hostile-${key}`, GITHUB_RUN_ID: runId });
-    await expectUntouched();
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`reported run ${runId} of acme/hostile-${key} as run_\\w+: [1-9]\\d* queries`));
+    it('ci-report against her database reports her queries, and nothing is written, run or escalated', async () => {
+      const runId = key === 'superuser' ? '101' : '102';
+      const result = await runCli(['ci-report', '--db', url(), '--api', api.url], { GITHUB_REPOSITORY: `acme/hostile-${key}`, GITHUB_RUN_ID: runId });
+      await expectUntouched();
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`reported run ${runId} of acme/hostile-${key} as run_\\w+: [1-9]\\d* queries`));
+    });
   });
-});

@@ -100,7 +100,9 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
     // the planner's default selectivity of an equality: 0.5%
     expect(orders!.plan?.['Plan Rows']).toBe(1000);
     expect(body.warnings).toEqual([hiddenStatisticsWarning('shop.orders')]);
-    expect(body.warnings[0]).toMatch(/^planned without production column statistics for shop\.orders: .*Grant it SELECT on shop\.orders, or .*docs\/monitoring-role\.md/);
+    expect(body.warnings[0]).toMatch(
+      /^planned without production column statistics for shop\.orders: .*Grant it SELECT on shop\.orders, or .*docs\/monitoring-role\.md/,
+    );
     expect(orders!.warnings).toEqual([hiddenStatisticsWarning('shop.orders')]);
     // production plans a table never analyzed with the defaults too: nothing is lost
     expect(fresh!.warnings).toBeUndefined();
@@ -120,7 +122,8 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
       const hash = ((await api(`/env/${env}/queries`)).body as { hash: string }[])[0]!.hash;
       expect((await api(`/env/${env}/queries/${hash}/analysis`)).body).toMatchObject({ warnings: [hiddenStatisticsWarning('shop.orders')] });
 
-      const run = (await api('/ci/runs', { method: 'POST', json: { repo: 'acme/shop', runId: '1', branch: 'main', queries: [{ query: QUERY }] } })).body.id as string;
+      const run = (await api('/ci/runs', { method: 'POST', json: { repo: 'acme/shop', runId: '1', branch: 'main', queries: [{ query: QUERY }] } })).body
+        .id as string;
       await waitForRunVerdict(run);
       const verdict = verdictSchema.parse((await api(`/ci/runs/${run}/verdict`)).body);
       expect(verdict.warnings).toEqual([hiddenStatisticsWarning('shop.orders')]);
@@ -212,13 +215,24 @@ describe('statistics under a monitoring role, PostgreSQL 18', () => {
         `CREATE FUNCTION querytrail.column_stats(VARIADIC text[]) RETURNS SETOF pg_catalog.pg_stats LANGUAGE sql AS $$ ${FAKE_BODY} $$`,
       ];
       for (const variant of variants) {
-        await server.query(`DROP FUNCTION IF EXISTS querytrail.column_stats(); CREATE FUNCTION querytrail.column_stats() RETURNS SETOF pg_catalog.pg_stats LANGUAGE sql SECURITY DEFINER AS $$ ${FAKE_BODY} $$;
-           ALTER FUNCTION querytrail.column_stats() OWNER TO stand_in_owner; ${variant}`, [], 'attack');
+        await server.query(
+          `DROP FUNCTION IF EXISTS querytrail.column_stats(); CREATE FUNCTION querytrail.column_stats() RETURNS SETOF pg_catalog.pg_stats LANGUAGE sql SECURITY DEFINER AS $$ ${FAKE_BODY} $$;
+           ALTER FUNCTION querytrail.column_stats() OWNER TO stand_in_owner; ${variant}`,
+          [],
+          'attack',
+        );
         expect(await usable(), variant).toBe(false);
         const snapshot = await readSnapshot(attackAsMonitor);
         expect(snapshot.stats, variant).toEqual([]);
-        expect(snapshot.hiddenStatistics?.map((h) => h.statistics), variant).toEqual(['hidden']);
-        await server.query(`DROP FUNCTION IF EXISTS querytrail.column_stats(VARIADIC text[]); DROP FUNCTION IF EXISTS querytrail.column_stats(regclass);`, [], 'attack');
+        expect(
+          snapshot.hiddenStatistics?.map((h) => h.statistics),
+          variant,
+        ).toEqual(['hidden']);
+        await server.query(
+          `DROP FUNCTION IF EXISTS querytrail.column_stats(VARIADIC text[]); DROP FUNCTION IF EXISTS querytrail.column_stats(regclass);`,
+          [],
+          'attack',
+        );
       }
     });
 

@@ -96,14 +96,27 @@ describe.each(BACKENDS)('a team deployment under attack (%s)', (backend) => {
       { label: 'foreign Origin', path: `/api/env/${envA}`, headers: { origin: 'https://evil.example', 'x-csrf-token': owner.csrf! }, json: { name: 'pwned' } },
       { label: 'no CSRF token', path: `/api/env/${envA}`, headers: { origin: server.url }, json: { name: 'pwned' } },
       { label: 'wrong CSRF token', path: `/api/env/${envA}`, headers: { origin: server.url, 'x-csrf-token': 'x'.repeat(43) }, json: { name: 'pwned' } },
-      { label: 'no Origin, cross-site fetch', path: `/api/env/${envA}`, headers: { 'sec-fetch-site': 'cross-site', 'x-csrf-token': owner.csrf! }, json: { name: 'pwned' } },
+      {
+        label: 'no Origin, cross-site fetch',
+        path: `/api/env/${envA}`,
+        headers: { 'sec-fetch-site': 'cross-site', 'x-csrf-token': owner.csrf! },
+        json: { name: 'pwned' },
+      },
       { label: 'no Origin at all', path: `/api/env/${envA}`, headers: { 'x-csrf-token': owner.csrf! }, json: { name: 'pwned' } },
     ];
     for (const attempt of attempts) {
-      const rest = await requestJson(`${server.url}${attempt.path}`, { method: 'PATCH', json: attempt.json, headers: { ...owner.headers, ...attempt.headers } });
+      const rest = await requestJson(`${server.url}${attempt.path}`, {
+        method: 'PATCH',
+        json: attempt.json,
+        headers: { ...owner.headers, ...attempt.headers },
+      });
       expect(rest.status, attempt.label).toBe(403);
       expect(rest.body.error.code, attempt.label).toBe('origin_not_allowed');
-      const trpc = await requestJson(`${server.url}/trpc/env.update`, { method: 'POST', json: { id: envA, name: 'pwned' }, headers: { ...owner.headers, ...attempt.headers } });
+      const trpc = await requestJson(`${server.url}/trpc/env.update`, {
+        method: 'POST',
+        json: { id: envA, name: 'pwned' },
+        headers: { ...owner.headers, ...attempt.headers },
+      });
       expect(trpc.status, `tRPC ${attempt.label}`).toBe(403);
     }
     expect((await asAdmin('GET', `/env/${envA}`)).name).toBe('A');
@@ -137,7 +150,10 @@ describe.each(BACKENDS)('a team deployment under attack (%s)', (backend) => {
     expect(unknown.body).toEqual(after.body);
 
     const expiring = await personalToken(server, owner, ['read'], 'old');
-    await server.services.store.db.update(apiTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(sql`id = ${expiring.id}`);
+    await server.services.store.db
+      .update(apiTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(sql`id = ${expiring.id}`);
     expect((await requestAs(server, expiring, `/api/env/${envA}`)).status).toBe(401);
   });
 
@@ -150,7 +166,8 @@ describe.each(BACKENDS)('a team deployment under attack (%s)', (backend) => {
       }) as never);
     const spies = [capture(process.stdout), capture(process.stderr)];
     try {
-      const personal = (await requestAs(server, owner, '/api/tokens', { method: 'POST', json: { name: 'ci-script', scopes: ['read', 'write'] } })).body.token as string;
+      const personal = (await requestAs(server, owner, '/api/tokens', { method: 'POST', json: { name: 'ci-script', scopes: ['read', 'write'] } })).body
+        .token as string;
       const ci = (await requestAs(server, owner, `/api/env/${envA}/ci-tokens`, { method: 'POST', json: { name: 'github' } })).body.token as string;
       for (const token of [personal, ci]) {
         // used, used wrongly, and used where refused: every path that could log it
@@ -188,7 +205,11 @@ describe.each(BACKENDS)('a team deployment under attack (%s)', (backend) => {
     expect(policy).toMatchObject({ actorKind: 'user', actor: owner.name, environmentId: envA, sourceAddress: expect.stringMatching(/127\.0\.0\.1/) });
     expect(policy.before.conditions.cost_regression).not.toBe('off');
     expect(policy.after.conditions.cost_regression).toBe('off');
-    expect(log.body.find((e: { action: string }) => e.action === 'members.set')).toMatchObject({ target: 'dev@acme.test', before: null, after: { role: 'editor' } });
+    expect(log.body.find((e: { action: string }) => e.action === 'members.set')).toMatchObject({
+      target: 'dev@acme.test',
+      before: null,
+      after: { role: 'editor' },
+    });
     expect(log.body.find((e: { action: string }) => e.action === 'connections.add')).toMatchObject({ after: { label: 'Prod', role: 'production' } });
 
     // the owner of A reads nothing of B; without a filter, only A's entries

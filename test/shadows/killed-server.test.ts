@@ -61,7 +61,7 @@ function descendants(pid: number): { pid: number; args: string }[] {
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
   const found: { pid: number; args: string }[] = [];
   const parents = new Set([pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (parents.has(p.ppid) && !parents.has(p.pid)) {
@@ -104,7 +104,14 @@ const registryEntries = (dir: string) => (existsSync(path.join(dir, 'shadows')) 
 async function serverMidVerdict(dir: string): Promise<{ server: ServerProcess; shadow: ClusterEntry; runId: string }> {
   const server = await listening(startServerProcess({ DATA_DIR: dir, JOB_POLL_SECONDS: '1' }));
   const envId = (await requestJson(`${server.url}/api/env`, { method: 'POST', json: { name: 'Shop', slug: 'shop' } })).body.id as string;
-  expect((await requestJson(`${server.url}/api/env/${envId}/connections`, { method: 'POST', json: { label: 'prod', role: 'production', connectionString: productionUrl } })).status).toBe(201);
+  expect(
+    (
+      await requestJson(`${server.url}/api/env/${envId}/connections`, {
+        method: 'POST',
+        json: { label: 'prod', role: 'production', connectionString: productionUrl },
+      })
+    ).status,
+  ).toBe(201);
   expect((await requestJson(`${server.url}/api/env/${envId}/repos`, { method: 'POST', json: { repo: 'acme/shop' } })).status).toBe(201);
   const posted = await requestJson(`${server.url}/api/ci/runs`, {
     method: 'POST',
@@ -131,7 +138,9 @@ describe('a server killed mid-verdict', () => {
     await until('the shadow to be stopped and removed', () => (left().length === 0 && !existsSync(shadow.root) ? true : undefined), 30).catch(() => undefined);
     const ms = performance.now() - killedAt;
     // a figure for the report, not a check
-    console.log(`killed with the verdict ${verdict.status}: ${family.length} processes it had started (postmaster, backends, watchdog, ...) and ${shadow.root} gone ${ms.toFixed(0)} ms after SIGKILL`);
+    console.log(
+      `killed with the verdict ${verdict.status}: ${family.length} processes it had started (postmaster, backends, watchdog, ...) and ${shadow.root} gone ${ms.toFixed(0)} ms after SIGKILL`,
+    );
     expect(verdict.status).toBe('pending');
     expect(left()).toEqual([]);
     expect(existsSync(shadow.root)).toBe(false);

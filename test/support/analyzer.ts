@@ -55,7 +55,9 @@ export async function loadSqlFile(url: string, file: string, major: PgMajor): Pr
   if (file === PAGILA_SQL && major < 18) {
     tempDir = mkdtempSync(path.join(tmpdir(), 'qt-pagila-'));
     target = path.join(tempDir, 'pagila.sql');
-    const adapted = readFileSync(file, 'utf8').replaceAll('uuidv7()', 'gen_random_uuid()').replace(/\) VIRTUAL$/m, ') STORED');
+    const adapted = readFileSync(file, 'utf8')
+      .replaceAll('uuidv7()', 'gen_random_uuid()')
+      .replace(/\) VIRTUAL$/m, ') STORED');
     writeFileSync(target, adapted);
   }
   try {
@@ -86,7 +88,13 @@ export function request(baseUrl: string, { method = 'GET', path: urlPath, header
   const url = new URL(urlPath, baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method,
+        headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');

@@ -7,4 +7,6 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 
 /** SHARED_DATA_DIR, else ../shared/data beside the checkout (where CI puts it), else /work/shared/data. */
 export const SHARED_DATA_DIR =
-  process.env.SHARED_DATA_DIR ?? [path.resolve(repoRoot, '..', 'shared', 'data'), '/work/shared/data'].find((dir) => existsSync(dir)) ?? path.resolve(repoRoot, '..', 'shared', 'data');
+  process.env.SHARED_DATA_DIR ??
+  [path.resolve(repoRoot, '..', 'shared', 'data'), '/work/shared/data'].find((dir) => existsSync(dir)) ??
+  path.resolve(repoRoot, '..', 'shared', 'data');

@@ -104,7 +104,8 @@ export async function startGithubStandIn(): Promise<GithubStandIn> {
     if (list && request.method === 'POST') {
       // POST /repos/{owner}/{repo}/issues/{issue_number}/comments { body } -> 201
       const body = recorded.body?.body;
-      if (typeof body !== 'string' || !body) return send(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'missing_field', field: 'body' }] });
+      if (typeof body !== 'string' || !body)
+        return send(422, { message: 'Validation Failed', errors: [{ resource: 'IssueComment', code: 'missing_field', field: 'body' }] });
       const comment = add(`${list[1]}#${list[2]}`, body, { login: 'github-actions[bot]', id: 41898282, type: 'Bot' });
       return send(201, shape(comment), { location: `${url}/repos/${list[1]}/issues/comments/${comment.id}` });
     }

@@ -90,7 +90,12 @@ export async function startGitlabStandIn(project: GitlabProject): Promise<Gitlab
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
-    const recorded: GitlabRequest = { method: request.method ?? 'GET', url: request.url ?? '/', privateToken: header('private-token'), jobToken: header('job-token') };
+    const recorded: GitlabRequest = {
+      method: request.method ?? 'GET',
+      url: request.url ?? '/',
+      privateToken: header('private-token'),
+      jobToken: header('job-token'),
+    };
     if (text) recorded.body = JSON.parse(text) as { body?: string };
     requests.push(recorded);
     const send = (status: number, json: unknown, headers: Record<string, string> = {}) => {

@@ -344,7 +344,8 @@ export function compareObservations(before: Observation, after: Observation, ser
           : `planted code (${file.split('@')[0]}) ran a program through another server on this machine (port ${port}: querytrail's own, e.g. the shadow planner)`;
     violations.push(`sentinel ${file} appeared: ${where}`);
   }
-  if (after.superusers.join() !== before.superusers.join()) violations.push(`superusers changed: ${before.superusers.join(', ')} -> ${after.superusers.join(', ')}`);
+  if (after.superusers.join() !== before.superusers.join())
+    violations.push(`superusers changed: ${before.superusers.join(', ')} -> ${after.superusers.join(', ')}`);
   if (after.serverProgramRoles.join() !== before.serverProgramRoles.join()) {
     violations.push(`roles allowed to run server programs changed: ${before.serverProgramRoles.join(', ')} -> ${after.serverProgramRoles.join(', ')}`);
   }
@@ -433,11 +434,7 @@ export async function createHostileDatabase(server: PostgresServer): Promise<Hos
   );
   await server.query(`CREATE DATABASE ${HOSTILE_DATABASE} OWNER ${OWNER.name}`);
   // pg_stat_statements needs a superuser to install; counting function calls too (to tell which plants ran).
-  await server.query(
-    `CREATE EXTENSION pg_stat_statements; ALTER DATABASE ${HOSTILE_DATABASE} SET track_functions = 'pl';`,
-    [],
-    HOSTILE_DATABASE,
-  );
+  await server.query(`CREATE EXTENSION pg_stat_statements; ALTER DATABASE ${HOSTILE_DATABASE} SET track_functions = 'pl';`, [], HOSTILE_DATABASE);
   await withClient(
     () => connect({ connectionString: ownerUrl }),
     async (client) => {

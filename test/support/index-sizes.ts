@@ -52,13 +52,28 @@ export async function measureSizeErrors(connectionString: string, cases: SizeCas
       let tuples = Math.max(table?.reltuples ?? 0, 0);
       if (index.predicate) tuples = Math.min(tuples, await plannedRows(client, schema, index.table, index.predicate));
       const am = index.am === 'gin' ? 'gin' : 'btree';
-      const estimate = estimateIndexSize(shapeOf({ schema, table: index.table, am, keys: index.keys.map((k) => k ?? ''), include: index.include, unique: index.unique, definition: index.definition }, tuples));
+      const estimate = estimateIndexSize(
+        shapeOf(
+          { schema, table: index.table, am, keys: index.keys.map((k) => k ?? ''), include: index.include, unique: index.unique, definition: index.definition },
+          tuples,
+        ),
+      );
       const built = await client.query<{ bytes: string }>(`SELECT pg_relation_size(format('%I.%I', $1::text, $2::text)::regclass) AS bytes`, [schema, c.name]);
       const builtBytes = Number(built.rows[0]!.bytes);
       const estimatedBytes = estimate.pages * blockSize;
-      out.push({ name: c.name, estimatedBytes, builtBytes, error: (estimatedBytes - builtBytes) / builtBytes, exact: estimate.exact, ...(estimate.why && { why: estimate.why }) });
+      out.push({
+        name: c.name,
+        estimatedBytes,
+        builtBytes,
+        error: (estimatedBytes - builtBytes) / builtBytes,
+        exact: estimate.exact,
+        ...(estimate.why && { why: estimate.why }),
+      });
     }
-    const exact = out.filter((e) => e.exact).map((e) => Math.abs(e.error)).sort((a, b) => a - b);
+    const exact = out
+      .filter((e) => e.exact)
+      .map((e) => Math.abs(e.error))
+      .sort((a, b) => a - b);
     const inexact = out.filter((e) => !e.exact).map((e) => e.error);
     return {
       cases: out,
@@ -67,7 +82,8 @@ export async function measureSizeErrors(connectionString: string, cases: SizeCas
       worstUnderInexact: inexact.length ? Math.min(...inexact) : null,
     };
   } finally {
-    for (const c of cases) await client.query(`DROP INDEX IF EXISTS ${pg.escapeIdentifier(c.schema ?? 'public')}.${pg.escapeIdentifier(c.name)}`).catch(() => undefined);
+    for (const c of cases)
+      await client.query(`DROP INDEX IF EXISTS ${pg.escapeIdentifier(c.schema ?? 'public')}.${pg.escapeIdentifier(c.name)}`).catch(() => undefined);
     await client.end();
   }
 }

@@ -58,9 +58,16 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const signingKey = { ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }), kid: 'test-rs256', alg: 'RS256', use: 'sig' };
+  const signingKey = {
+    ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
+    kid: 'test-rs256',
+    alg: 'RS256',
+    use: 'sig',
+  };
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: options.redirectUris, grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      { client_id: clientId, client_secret: clientSecret, redirect_uris: options.redirectUris, grant_types: ['authorization_code'], response_types: ['code'] },
+    ],
     jwks: { keys: [signingKey] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     // a confidential client need not use PKCE by default; this one must, so a client that skips it fails here
@@ -161,7 +168,11 @@ function formOf(html: string): { action: string; prompt: string } | undefined {
  * the login form (any password), accepts the consent form. Answers the callback URL the browser
  * would be sent to, not yet requested, so that a test may use it as it likes (twice, altered...).
  */
-export async function authorizeWithFetch(serverUrl: string, email: string, options: { jar?: CookieJar; returnTo?: string } = {}): Promise<{ callbackUrl: string; jar: CookieJar }> {
+export async function authorizeWithFetch(
+  serverUrl: string,
+  email: string,
+  options: { jar?: CookieJar; returnTo?: string } = {},
+): Promise<{ callbackUrl: string; jar: CookieJar }> {
   const jar = options.jar ?? new CookieJar();
   const callbackPrefix = `${serverUrl}/auth/callback`;
   let url = `${serverUrl}/auth/login${options.returnTo === undefined ? '' : `?returnTo=${encodeURIComponent(options.returnTo)}`}`;

@@ -67,9 +67,7 @@ export async function startPostgres(options: StartOptions = {}): Promise<Postgre
       synchronous_commit: 'off',
       full_page_writes: 'off',
       max_connections: '200',
-      ...(options.statStatements === false
-        ? {}
-        : { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }),
+      ...(options.statStatements === false ? {} : { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }),
       ...options.settings,
     },
   });

@@ -33,10 +33,18 @@ export async function signedIn(server: TestServer, email: string, options: { adm
 }
 
 export async function grant(server: TestServer, environmentId: string, email: string, role: EnvRole) {
-  await server.services.store.db.insert(memberships).values({ environmentId, email, role }).onConflictDoUpdate({ target: [memberships.environmentId, memberships.email], set: { role } });
+  await server.services.store.db
+    .insert(memberships)
+    .values({ environmentId, email, role })
+    .onConflictDoUpdate({ target: [memberships.environmentId, memberships.email], set: { role } });
 }
 
-export async function personalToken(server: TestServer, person: { userId: string; name: string }, scopes: ('read' | 'write')[], name = 'script'): Promise<Caller & { id: string; token: string }> {
+export async function personalToken(
+  server: TestServer,
+  person: { userId: string; name: string },
+  scopes: ('read' | 'write')[],
+  name = 'script',
+): Promise<Caller & { id: string; token: string }> {
   const { id, token } = await createPersonalToken(server.services.store.db, { userId: person.userId, email: person.name }, { name, scopes });
   return { name: `${person.name} token (${scopes.join('+')})`, id, token, headers: { authorization: `Bearer ${token}` } };
 }

@@ -94,7 +94,9 @@ describe('a pull request that edits queries', () => {
       {
         kind: 'query_changed',
         detail: expect.stringMatching(
-          new RegExp(`^the query's text changed: its parse tree is close to baseline query ${fingerprintOf(BY_CUSTOMER)}'s, .*same relations \\(orders\\), 1 edit apart: WHERE conditions: 1 added; it costs`),
+          new RegExp(
+            `^the query's text changed: its parse tree is close to baseline query ${fingerprintOf(BY_CUSTOMER)}'s, .*same relations \\(orders\\), 1 edit apart: WHERE conditions: 1 added; it costs`,
+          ),
         ),
       },
     ]);
@@ -125,7 +127,9 @@ describe('a pull request that edits queries', () => {
     const context = { id: 'run_x', runId: '2', repo: REPO, link: 'https://querytrail.example/ci/runs/run_x' };
     const markdown = verdictMarkdown(verdict, context);
     const row = markdown.split('\n').find((line) => line.includes('| changed query |'));
-    expect(row).toMatch(/\| changed query \| .* → .* \| `SELECT id, total_cents FROM orders WHERE customer_id = \$1 AND status = \$2`<br>was `SELECT id, total_cents FROM orders WHERE customer_id = \$1` \|/);
+    expect(row).toMatch(
+      /\| changed query \| .* → .* \| `SELECT id, total_cents FROM orders WHERE customer_id = \$1 AND status = \$2`<br>was `SELECT id, total_cents FROM orders WHERE customer_id = \$1` \|/,
+    );
     expect(markdown).toContain('- **query_changed**: the query');
     const text = verdictText(verdict, context).join('\n');
     expect(text).toMatch(/changed query .*status = \$2\n {4}was SELECT id, total_cents FROM orders WHERE customer_id = \$1\n/);

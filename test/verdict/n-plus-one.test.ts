@@ -63,7 +63,12 @@ function actionsEnv(runId: string, pr: number | undefined): Record<string, strin
   if (pr) {
     const event = path.join(work, `event-${runId}.json`);
     writeFileSync(event, JSON.stringify({ action: 'opened', number: pr, pull_request: { number: pr, head: { ref: 'refactor/orders-page' } } }));
-    Object.assign(env, { GITHUB_EVENT_NAME: 'pull_request', GITHUB_EVENT_PATH: event, GITHUB_REF: `refs/pull/${pr}/merge`, GITHUB_HEAD_REF: 'refactor/orders-page' });
+    Object.assign(env, {
+      GITHUB_EVENT_NAME: 'pull_request',
+      GITHUB_EVENT_PATH: event,
+      GITHUB_REF: `refs/pull/${pr}/merge`,
+      GITHUB_HEAD_REF: 'refactor/orders-page',
+    });
   } else {
     Object.assign(env, { GITHUB_EVENT_NAME: 'push', GITHUB_REF: 'refs/heads/main', GITHUB_REF_NAME: 'main' });
   }
@@ -112,7 +117,7 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('an ORM refactor that loads each order\'s customer on its own (N+1)', () => {
+describe("an ORM refactor that loads each order's customer on its own (N+1)", () => {
   let mainStatements = 0;
 
   it('the application shows the same pages either way; only the number of statements differs', async () => {
@@ -161,7 +166,13 @@ describe('an ORM refactor that loads each order\'s customer on its own (N+1)', (
     // main: three customer pages and two eager loads (the same fingerprint); the refactor: 3 + 200
     expect(verdict.findings[0]).toMatchObject({ severity: 'warn', calls: 203, baselineCalls: 5, acknowledged: false });
     expect(verdict.findings[0]!.callSites).toEqual([
-      { file: 'app/models/customer.ts', line: 41, controller: 'orders', action: 'index', tags: { action: 'index', controller: 'orders', file: SOURCE.customerFind } },
+      {
+        file: 'app/models/customer.ts',
+        line: 41,
+        controller: 'orders',
+        action: 'index',
+        tags: { action: 'index', controller: 'orders', file: SOURCE.customerFind },
+      },
     ]);
     // same plan, same cost per call: only the count moved
     expect(verdict.findings[0]!.cost).toBe(verdict.findings[0]!.baselineCost);

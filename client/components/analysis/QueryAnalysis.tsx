@@ -51,8 +51,7 @@ function Recommendations({ analysis }: { analysis: Analysis }) {
             <Badge tone="success">{formatPercent(r.savedPct)} saved</Badge>
             <span className="muted small">
               {' '}
-              · total saved {formatCost(r.totalSaved)} · {indexSize(r)} ·{' '}
-              <span title={writesTitle(r)}>writes to the table: {writeOverhead(r)}</span>
+              · total saved {formatCost(r.totalSaved)} · {indexSize(r)} · <span title={writesTitle(r)}>writes to the table: {writeOverhead(r)}</span>
             </span>
           </p>
         </li>

@@ -26,7 +26,13 @@ function CostChange({ query }: { query: RunQuery }) {
   return (
     <span className="nowrap">
       {formatCost(query.previousCost)} <Arrow /> <strong>{formatCost(query.cost)}</strong>
-      {rise !== null ? <span className="muted small"> ({rise > 0 ? '+' : '−'}{formatPercent(Math.abs(rise))})</span> : null}
+      {rise !== null ? (
+        <span className="muted small">
+          {' '}
+          ({rise > 0 ? '+' : '−'}
+          {formatPercent(Math.abs(rise))})
+        </span>
+      ) : null}
     </span>
   );
 }

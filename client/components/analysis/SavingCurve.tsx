@@ -50,7 +50,12 @@ export function SavingCurve({ curve, stop }: { curve: SavingPoint[]; stop: Choic
       <h3 id="saving-curve-heading" className="analysis-subtitle">
         Saving curve
       </h3>
-      <div ref={box} className="saving-curve-chart" role="img" aria-label={`Workload cost against index storage, ${curve.length - 1} steps, chosen: ${chosen}`} />
+      <div
+        ref={box}
+        className="saving-curve-chart"
+        role="img"
+        aria-label={`Workload cost against index storage, ${curve.length - 1} steps, chosen: ${chosen}`}
+      />
       {stop ? <p className="muted small">{stop.message}</p> : null}
       <details>
         <summary>Every step</summary>

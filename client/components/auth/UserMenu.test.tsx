@@ -27,7 +27,7 @@ async function openMenu(session: TestSession, name: string) {
 }
 
 describe('User menu', () => {
-  it("shows who is signed in and their role, and leads to their tokens", async () => {
+  it('shows who is signed in and their role, and leads to their tokens', async () => {
     const alice = await server.signIn('alice@example.com', { name: 'Alice Example' });
     const { user, menu } = await openMenu(alice, 'Alice Example');
     expect(within(menu).getByText('alice@example.com')).toBeTruthy();

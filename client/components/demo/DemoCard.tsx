@@ -128,7 +128,9 @@ export function DemoCard() {
         </>
       ) : state === 'starting' || state === 'removing' ? (
         <>
-          <p role="status">{state === 'removing' ? 'Removing the demo…' : 'Making the demo: a local PostgreSQL 18 with Pagila, then everything querytrail does with it.'}</p>
+          <p role="status">
+            {state === 'removing' ? 'Removing the demo…' : 'Making the demo: a local PostgreSQL 18 with Pagila, then everything querytrail does with it.'}
+          </p>
           <DemoSteps steps={data!.steps} />
         </>
       ) : (

@@ -32,7 +32,11 @@ export function AcknowledgedQueries({ envId }: { envId: string }) {
         query={acks}
         loading="Loading acknowledged queries…"
         failed="Acknowledged queries could not be loaded"
-        empty={<EmptyState title="No acknowledged queries.">Acknowledge a finding on a CI run&apos;s page and it stops failing runs until its cost moves.</EmptyState>}
+        empty={
+          <EmptyState title="No acknowledged queries.">
+            Acknowledge a finding on a CI run&apos;s page and it stops failing runs until its cost moves.
+          </EmptyState>
+        }
       >
         {(rows) => (
           <ul className="ack-list" aria-label="Acknowledged queries">

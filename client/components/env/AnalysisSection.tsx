@@ -55,8 +55,8 @@ function AnalysisResult({ envId, status }: { envId: string; status: AnalysisStat
   return (
     <>
       <p className="muted small">
-        {status.status === 'failed' ? 'Failed' : `Analyzed ${formatNumber(status.queryCount)} quer${status.queryCount === 1 ? 'y' : 'ies'}`} with the statistics of{' '}
-        <strong>{status.connectionLabel}</strong>
+        {status.status === 'failed' ? 'Failed' : `Analyzed ${formatNumber(status.queryCount)} quer${status.queryCount === 1 ? 'y' : 'ies'}`} with the statistics
+        of <strong>{status.connectionLabel}</strong>
         {status.finishedAt ? (
           <>
             {' '}
@@ -152,8 +152,8 @@ export function AnalysisSection({ env }: { env: Environment }) {
       <p id="analysis-hint" className="muted">
         {production ? (
           <>
-            Plans every catalog query with the planner statistics of <strong>{production.label}</strong> (read only) and finds the indexes that would
-            lower their cost. Nothing is created on your databases.
+            Plans every catalog query with the planner statistics of <strong>{production.label}</strong> (read only) and finds the indexes that would lower
+            their cost. Nothing is created on your databases.
           </>
         ) : (
           <>Needs a connection with role production: its planner statistics are what the queries are planned with.</>
@@ -171,7 +171,9 @@ export function AnalysisSection({ env }: { env: Environment }) {
       ) : latest.isPending ? (
         <Loading label="Loading the latest analysis…" />
       ) : neverRun ? (
-        start.isPending ? null : <EmptyState title="This environment has not been analyzed yet." />
+        start.isPending ? null : (
+          <EmptyState title="This environment has not been analyzed yet." />
+        )
       ) : (
         <ErrorState title="The latest analysis could not be loaded" error={latest.error} onRetry={() => latest.refetch()} />
       )}

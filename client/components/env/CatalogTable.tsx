@@ -61,14 +61,7 @@ export function CatalogTable({ envId, rows, paging, busy }: { envId: string; row
       <div ref={scrollRef} className="catalog-scroll" role="rowgroup" data-testid="catalog-scroll">
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((item) => (
-            <CatalogRow
-              key={item.key}
-              envId={envId}
-              entry={rows[item.index]!}
-              index={item.index}
-              start={item.start}
-              measure={virtualizer.measureElement}
-            />
+            <CatalogRow key={item.key} envId={envId} entry={rows[item.index]!} index={item.index} start={item.start} measure={virtualizer.measureElement} />
           ))}
         </div>
       </div>

@@ -19,7 +19,6 @@ import { EmptyState } from '../States';
 type Environment = RouterOutputs['env']['get'];
 type Connection = Environment['connections'][number];
 
-
 function filtersText(connection: Connection): string {
   const parts = [
     connection.includeSchemas.length ? `only ${connection.includeSchemas.join(', ')}` : 'all schemas',
@@ -38,9 +37,7 @@ function SchemaFiltersForm({ envId, connection, onDone }: { envId: string; conne
     },
   });
   const form = useMutationForm(update);
-  const onSubmit = form.submit(fields.valid, () =>
-    update.mutate({ id: envId, connectionId: connection.id, ...fields.patterns() }),
-  );
+  const onSubmit = form.submit(fields.valid, () => update.mutate({ id: envId, connectionId: connection.id, ...fields.patterns() }));
   return (
     <SubForm
       title={`Schema filters of ${connection.label}`}
@@ -91,7 +88,12 @@ function AddConnectionForm({ envId }: { envId: string }) {
   );
 
   return (
-    <SubForm title="Add a connection" onSubmit={onSubmit} error={form.formError} submit={{ pending: add.isPending, label: 'Add connection', pendingLabel: 'Adding…' }}>
+    <SubForm
+      title="Add a connection"
+      onSubmit={onSubmit}
+      error={form.formError}
+      submit={{ pending: add.isPending, label: 'Add connection', pendingLabel: 'Adding…' }}
+    >
       <FieldRow columns={3}>
         <TextField label="Label" {...form.field('label', label, setLabel, labelError, { untilSubmit: true })} placeholder="Primary" autoComplete="off" />
         <SelectField label="Role" value={role} onChange={(v) => setRole(v as Role)} options={ROLE_OPTIONS} error={form.serverError('role')} />
@@ -121,7 +123,14 @@ export function ConnectionsSection({ env }: { env: Environment }) {
     <Card id="connections-heading" title="Database Connections" count={env.connections.length}>
       <DataTable
         label="Database connections"
-        columns={['Label', 'Role', 'Connection string', { label: 'Schemas', className: 'hide-narrow' }, { label: 'Added', className: 'hide-narrow' }, owner && { label: <span className="visually-hidden">Actions</span> }]}
+        columns={[
+          'Label',
+          'Role',
+          'Connection string',
+          { label: 'Schemas', className: 'hide-narrow' },
+          { label: 'Added', className: 'hide-narrow' },
+          owner && { label: <span className="visually-hidden">Actions</span> },
+        ]}
         rows={env.connections}
         empty={<EmptyState title="No database connections yet.">Add the production, staging or CI databases of this environment.</EmptyState>}
         row={(connection) => (

@@ -14,7 +14,9 @@ beforeAll(async () => {
   // Two indexes production never scans: one no catalog query reads, one the catalog's query plans with.
   const client = new pg.Client({ connectionString: server.productionUrl });
   await client.connect();
-  await client.query(`CREATE INDEX orders_total_idx ON orders (total_cents); CREATE INDEX "Orders ""Customer"" idx" ON orders (customer_id); SELECT pg_stat_reset()`);
+  await client.query(
+    `CREATE INDEX orders_total_idx ON orders (total_cents); CREATE INDEX "Orders ""Customer"" idx" ON orders (customer_id); SELECT pg_stat_reset()`,
+  );
   await client.end();
 }, 120_000);
 afterAll(() => server?.close());

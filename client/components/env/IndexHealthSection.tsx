@@ -69,7 +69,10 @@ export function IndexHealthList({ envId, health }: { envId: string; health: Heal
   const { indexes, statsReset } = health.health;
   const since = statsReset ? (
     <>
-      since statistics were reset <time dateTime={statsReset} title={formatExact(statsReset)}>{formatExact(statsReset)}</time>
+      since statistics were reset{' '}
+      <time dateTime={statsReset} title={formatExact(statsReset)}>
+        {formatExact(statsReset)}
+      </time>
     </>
   ) : (
     'since the database was created (its statistics were never reset)'
@@ -77,8 +80,8 @@ export function IndexHealthList({ envId, health }: { envId: string; health: Heal
   return (
     <>
       <p className="muted">
-        Scans counted {since}; read by the analysis of <RelativeTime value={health.analyzedAt} />. An index used only on a replica counts no scans here.
-        Each index is tried alone: two that can stand in for each other may each be safe to drop, but not both.
+        Scans counted {since}; read by the analysis of <RelativeTime value={health.analyzedAt} />. An index used only on a replica counts no scans here. Each
+        index is tried alone: two that can stand in for each other may each be safe to drop, but not both.
       </p>
       {indexes.length === 0 ? (
         <EmptyState title="Every index earns its keep.">No index is unused, duplicated, redundant or invalid.</EmptyState>

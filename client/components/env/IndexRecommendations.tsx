@@ -26,7 +26,15 @@ export function QueryLink({ envId, hash }: { envId: string; hash: string }) {
   );
 }
 
-export function IndexRecommendations({ envId, indexes, queryCount }: { envId: string; indexes: RouterOutputs['analysis']['latest']['indexes']; queryCount: number }) {
+export function IndexRecommendations({
+  envId,
+  indexes,
+  queryCount,
+}: {
+  envId: string;
+  indexes: RouterOutputs['analysis']['latest']['indexes'];
+  queryCount: number;
+}) {
   if (indexes.length === 0) {
     return (
       <EmptyState title="No index would help.">
@@ -65,9 +73,7 @@ export function IndexRecommendations({ envId, indexes, queryCount }: { envId: st
                     <QueryLink envId={envId} hash={hash} />
                   </li>
                 ))}
-                {index.queries.length > HELPED_SHOWN ? (
-                  <li className="muted small">and {formatNumber(index.queries.length - HELPED_SHOWN)} more</li>
-                ) : null}
+                {index.queries.length > HELPED_SHOWN ? <li className="muted small">and {formatNumber(index.queries.length - HELPED_SHOWN)} more</li> : null}
               </ul>
             </Fact>
           </Facts>

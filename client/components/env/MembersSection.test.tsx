@@ -45,7 +45,10 @@ describe('Members section', () => {
     await user.click(within(section).getByRole('button', { name: 'Add member' }));
     const role = await within(section).findByRole('combobox', { name: 'Role of dana@example.com' });
     expect((role as HTMLSelectElement).value).toBe('editor');
-    expect(await membersOf()).toMatchObject([{ email: 'dana@example.com', role: 'editor' }, { email: 'olga@example.com', role: 'owner' }]);
+    expect(await membersOf()).toMatchObject([
+      { email: 'dana@example.com', role: 'editor' },
+      { email: 'olga@example.com', role: 'owner' },
+    ]);
 
     await user.selectOptions(role, 'viewer');
     await waitFor(async () => expect((await membersOf()).find((m) => m.email === 'dana@example.com')?.role).toBe('viewer'));

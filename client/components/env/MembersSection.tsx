@@ -133,7 +133,12 @@ export function MembersSection({ envId }: { envId: string }) {
   const { role, can } = useEnvAccess(envId);
   const owner = can('owner');
   const members = trpc.members.list.useQuery({ id: envId }, { retry: retryUnlessNotFound });
-  const columns = ['Person', 'Role', { label: 'Added', className: 'hide-narrow' }, ...(owner ? [{ label: <span className="visually-hidden">Actions</span> }] : [])];
+  const columns = [
+    'Person',
+    'Role',
+    { label: 'Added', className: 'hide-narrow' },
+    ...(owner ? [{ label: <span className="visually-hidden">Actions</span> }] : []),
+  ];
   return (
     <Card id="members-heading" title="Members" count={members.data?.length}>
       <QueryTable

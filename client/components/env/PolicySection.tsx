@@ -32,7 +32,11 @@ const numberOf = (text: string) => (text.trim() === '' ? Number.NaN : Number(tex
 /** Ignored hashes as typed: one per line, or separated by spaces or commas. */
 const hashesOf = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 /** Call site patterns as typed: one per line. */
-const patternsOf = (text: string) => text.split('\n').map((line) => line.trim()).filter(Boolean);
+const patternsOf = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
 
 interface FormValues {
   comparisonBranch: string;
@@ -91,7 +95,14 @@ const patchOf = (values: FormValues) => ({
 const numeric = { type: 'number', inputMode: 'decimal', step: 'any', min: 0 } as const;
 
 /** The policy's numbers: each field's label, hint and the limits its input allows beyond `numeric`'s. */
-const NUMBER_FIELDS: { name: 'costRegressionPct' | 'minCost' | 'minSavedPct' | 'callRatio' | 'minCalls'; label: string; hint: string; max?: number; min?: number; step?: number }[] = [
+const NUMBER_FIELDS: {
+  name: 'costRegressionPct' | 'minCost' | 'minSavedPct' | 'callRatio' | 'minCalls';
+  label: string;
+  hint: string;
+  max?: number;
+  min?: number;
+  step?: number;
+}[] = [
   { name: 'costRegressionPct', label: 'Cost regression (%)', hint: "A cost above the baseline's by more than this regresses." },
   { name: 'minCost', label: 'Minimum cost', hint: 'Cheaper queries never count as a regression.' },
   { name: 'minSavedPct', label: 'Minimum saved (%)', hint: 'A new query needs an index when one saves at least this.', max: 100 },
@@ -179,7 +190,10 @@ function PolicyForm({ envId, policy, readOnly }: { envId: string; policy: Policy
   };
 
   const errors = errorsOf(values);
-  const onSubmit = form.submit(Object.values(errors).every((e) => !e), () => update.mutate({ id: envId, ...patchOf(values) }));
+  const onSubmit = form.submit(
+    Object.values(errors).every((e) => !e),
+    () => update.mutate({ id: envId, ...patchOf(values) }),
+  );
   return (
     <form className="form" onSubmit={onSubmit} noValidate aria-label="Policy">
       <fieldset className="plain-fieldset form" disabled={readOnly}>
@@ -232,8 +246,8 @@ export function PolicySection({ envId }: { envId: string }) {
   return (
     <Card id="policy-heading" title="Policy" sectionId="policy">
       <p className="muted">
-        How each CI run of the linked repositories is judged: its queries are planned against production and compared with a baseline run; a
-        finding that fails makes the run&apos;s verdict fail.
+        How each CI run of the linked repositories is judged: its queries are planned against production and compared with a baseline run; a finding that fails
+        makes the run&apos;s verdict fail.
       </p>
       {policy.isPending ? (
         <Loading label="Loading the policy…" />

@@ -71,7 +71,12 @@ function AddWebhookForm({ envId, onCreated }: { envId: string; onCreated: (creat
   };
 
   return (
-    <SubForm title="Add a webhook" onSubmit={onSubmit} error={form.formError} submit={{ pending: add.isPending, label: 'Add webhook', pendingLabel: 'Adding…' }}>
+    <SubForm
+      title="Add a webhook"
+      onSubmit={onSubmit}
+      error={form.formError}
+      submit={{ pending: add.isPending, label: 'Add webhook', pendingLabel: 'Adding…' }}
+    >
       <FieldRow>
         <TextField
           label="URL"
@@ -142,7 +147,11 @@ export function WebhooksSection({ envId }: { envId: string }) {
         failed="Webhooks could not be loaded"
         label="Webhooks"
         columns={['URL', 'Events', { label: 'Added', className: 'hide-narrow' }, owner && { label: <span className="visually-hidden">Actions</span> }]}
-        empty={<EmptyState title="No webhooks yet.">Send failing CI verdicts, new production queries and new index recommendations to Slack or any HTTPS endpoint.</EmptyState>}
+        empty={
+          <EmptyState title="No webhooks yet.">
+            Send failing CI verdicts, new production queries and new index recommendations to Slack or any HTTPS endpoint.
+          </EmptyState>
+        }
         row={(hook) => (
           <tr key={hook.id}>
             <td className="break">

@@ -35,7 +35,9 @@ describe('Production history', () => {
     renderApp(`/environments/${envId}`, { trpcUrl: server.trpcUrl });
     const section = await screen.findByRole('region', { name: 'Production History' });
     const top = await within(section).findByRole('table', { name: 'Top queries' });
-    const row = within(top).getByRole('link', { name: /FROM orders WHERE id/ }).closest('tr')!;
+    const row = within(top)
+      .getByRole('link', { name: /FROM orders WHERE id/ })
+      .closest('tr')!;
     expect(within(row).getByText('12')).toBeTruthy();
     expect(await within(section).findByText('No query got slower.')).toBeTruthy();
     expect(within(section).getByRole('radio', { name: '24 h' }).getAttribute('aria-checked')).toBe('true');

@@ -27,10 +27,23 @@ function QueryCell({ envId, query }: { envId: string; query: Named }) {
 }
 
 const TOP_COLUMNS = ['Query', { label: 'Calls', className: 'numeric' }, { label: 'Total time', className: 'numeric' }, { label: 'Mean', className: 'numeric' }];
-const REGRESSED_COLUMNS = ['Query', { label: 'Mean before', className: 'numeric' }, { label: 'Mean now', className: 'numeric' }, { label: 'Change', className: 'numeric' }];
+const REGRESSED_COLUMNS = [
+  'Query',
+  { label: 'Mean before', className: 'numeric' },
+  { label: 'Mean now', className: 'numeric' },
+  { label: 'Change', className: 'numeric' },
+];
 
 /** The intervals are the environment's snapshotIntervalSeconds and effectiveSnapshotIntervalSeconds. */
-export function ProductionHistorySection({ envId, intervalSeconds, effectiveIntervalSeconds }: { envId: string; intervalSeconds: number | null; effectiveIntervalSeconds: number }) {
+export function ProductionHistorySection({
+  envId,
+  intervalSeconds,
+  effectiveIntervalSeconds,
+}: {
+  envId: string;
+  intervalSeconds: number | null;
+  effectiveIntervalSeconds: number;
+}) {
   const [range, setRange] = useState<HistoryRange>('24h');
   const [window, setWindow] = useState(() => windowEndingNow('24h'));
   const top = trpc.history.top.useQuery({ id: envId, ...window, by: 'totalTime', limit: 10 });

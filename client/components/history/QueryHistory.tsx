@@ -37,8 +37,8 @@ export function QueryHistory({ envId, hash }: { envId: string; hash: string }) {
         <ErrorState title="History could not be loaded" error={history.error} onRetry={() => history.refetch()} />
       ) : points.length === 0 ? (
         <EmptyState title={`No production calls in ${rangeLabel(range)}`}>
-          Production&apos;s pg_stat_statements is read on a schedule (every 10 minutes unless the environment says otherwise); points appear from the
-          second reading on.
+          Production&apos;s pg_stat_statements is read on a schedule (every 10 minutes unless the environment says otherwise); points appear from the second
+          reading on.
         </EmptyState>
       ) : (
         <HistoryChart points={points} label={`Calls and mean time per reading over ${rangeLabel(range)}`} />

@@ -7,7 +7,14 @@ export function RangePicker({ value, onChange, name }: { value: HistoryRange; on
   return (
     <div className="segmented" role="radiogroup" aria-label={name}>
       {(Object.keys(HISTORY_RANGES) as HistoryRange[]).map((range) => (
-        <button key={range} type="button" role="radio" aria-checked={value === range} className={value === range ? 'segment active' : 'segment'} onClick={() => onChange(range)}>
+        <button
+          key={range}
+          type="button"
+          role="radio"
+          aria-checked={value === range}
+          className={value === range ? 'segment active' : 'segment'}
+          onClick={() => onChange(range)}
+        >
           {LABELS[range]}
         </button>
       ))}

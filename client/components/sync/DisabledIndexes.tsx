@@ -9,7 +9,10 @@ export function DisabledIndexes({ indexes }: { indexes: DisabledIndex[] }) {
       {indexes.map((index) => (
         <li key={`${index.schema}.${index.name}`} className="disabled-index">
           <div>
-            <strong>{index.name}</strong> <span className="muted small">on {index.schema}.{index.table}</span>{' '}
+            <strong>{index.name}</strong>{' '}
+            <span className="muted small">
+              on {index.schema}.{index.table}
+            </span>{' '}
             <Badge tone="danger">{index.reason === 'invalid' ? 'invalid' : 'not ready'}</Badge>
           </div>
           <p>{index.message}</p>

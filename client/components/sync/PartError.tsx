@@ -30,8 +30,8 @@ function StatStatementsSetup() {
           <code>CREATE EXTENSION IF NOT EXISTS pg_stat_statements;</code> in the database.
         </li>
         <li>
-          Give the user in the connection string read access to the schema and statistics views, for example{' '}
-          <code>GRANT pg_read_all_stats TO your_user;</code>. No write permission is needed.
+          Give the user in the connection string read access to the schema and statistics views, for example <code>GRANT pg_read_all_stats TO your_user;</code>.
+          No write permission is needed.
         </li>
       </ol>
     </div>

@@ -41,7 +41,14 @@ export function QueriesTable({ queries }: { queries: QueryStats[] }) {
       <div className="toolbar">
         <div className="field field-inline">
           <label htmlFor="queries-filter">Filter queries</label>
-          <input id="queries-filter" className="input" type="search" value={filter} onChange={(event) => setFilter(event.target.value)} placeholder="Text in the SQL" />
+          <input
+            id="queries-filter"
+            className="input"
+            type="search"
+            value={filter}
+            onChange={(event) => setFilter(event.target.value)}
+            placeholder="Text in the SQL"
+          />
         </div>
         <p className="muted" aria-live="polite">
           {formatNumber(rows.length)} of {formatNumber(queries.length)} queries

@@ -50,7 +50,12 @@ function schemaEntries(summary: SchemaSummary): SchemaEntry[] {
   for (const schema of summary.schemas) {
     const members = schema.group ? groups.get(schema.group) : undefined;
     if (members && members[0] !== schema.name) continue;
-    entries.push({ key: members ? `group:${schema.group}` : `schema:${schema.name}`, schema: schema.name, schemas: members ?? [schema.name], counts: schema.counts });
+    entries.push({
+      key: members ? `group:${schema.group}` : `schema:${schema.name}`,
+      schema: schema.name,
+      schemas: members ?? [schema.name],
+      counts: schema.counts,
+    });
   }
   return entries.sort((a, b) => natural(a.schema, b.schema));
 }
@@ -68,7 +73,9 @@ const observeRect: typeof observeElementRect = (instance, callback) =>
  * sync, live with it, and go a minute after they scrolled out of view.
  */
 export function SchemaBrowser({ source }: { source: SchemaSource }) {
-  const [client] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, gcTime: 60_000, retry: 1, refetchOnWindowFocus: false } } }));
+  const [client] = useState(
+    () => new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, gcTime: 60_000, retry: 1, refetchOnWindowFocus: false } } }),
+  );
   return (
     <QueryClientProvider client={client}>
       <Browser source={source} />
@@ -94,7 +101,8 @@ function Browser({ source }: { source: SchemaSource }) {
       <div className="toolbar">
         <SearchField label="Search schema" value={search} onChange={setSearch} placeholder="Table, column, view, function…" />
         <p className="muted" aria-live="polite">
-          {plural(summary.schemas.length, 'schema', 'schemas')} · {plural(summary.totals.tables, 'table', 'tables')} · {plural(summary.totals.indexes, 'index', 'indexes')}
+          {plural(summary.schemas.length, 'schema', 'schemas')} · {plural(summary.totals.tables, 'table', 'tables')} ·{' '}
+          {plural(summary.totals.indexes, 'index', 'indexes')}
           {grouped ? ` · ${plural(summary.groups.length, 'group', 'groups')} of schemas of the same structure` : ''}
         </p>
       </div>
@@ -149,7 +157,9 @@ function ObjectsHeading({ term, search, entry }: { term: string; search: string;
   if (!entry) return null;
   return (
     <>
-      <h3 className="objects-title">{entry.schemas.length > 1 ? `${entry.schema} (and ${plural(entry.schemas.length - 1, 'other', 'others')} alike)` : entry.schema}</h3>
+      <h3 className="objects-title">
+        {entry.schemas.length > 1 ? `${entry.schema} (and ${plural(entry.schemas.length - 1, 'other', 'others')} alike)` : entry.schema}
+      </h3>
       {entry.schemas.length > 1 ? (
         <p className="muted small">
           {range(entry.schemas.slice(1))} have the same structure as {entry.schema}: its objects stand for all {formatNumber(entry.schemas.length)}.
@@ -177,11 +187,20 @@ function SchemaList({ entries, selected, onSelect }: { entries: SchemaEntry[]; s
           const entry = entries[item.index]!;
           const group = entry.schemas.length > 1;
           return (
-            <div key={item.key} role="listitem" className="virtual-row" data-index={item.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${item.start}px)` }}>
+            <div
+              key={item.key}
+              role="listitem"
+              className="virtual-row"
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              style={{ transform: `translateY(${item.start}px)` }}
+            >
               <button type="button" className="schema-entry" aria-pressed={entry.key === selected} onClick={() => onSelect(entry.key)}>
                 <span className="object-name">{group ? range(entry.schemas) : entry.schema}</span>
                 <span className="muted small">
-                  {group ? `${formatNumber(entry.schemas.length)} schemas of the same ${plural(entry.counts.tables, 'table', 'tables')}` : plural(entry.counts.tables, 'table', 'tables')}
+                  {group
+                    ? `${formatNumber(entry.schemas.length)} schemas of the same ${plural(entry.counts.tables, 'table', 'tables')}`
+                    : plural(entry.counts.tables, 'table', 'tables')}
                   {` · ${plural(entry.counts.indexes, 'index', 'indexes')}`}
                 </span>
               </button>
@@ -264,7 +283,9 @@ function ObjectList({ source, scope, term, search }: { source: SchemaSource; sco
   });
   const visible = virtualizer.getVirtualItems();
   // The pages the rows in view are on (the first is asked for above).
-  const pages = [...new Set(visible.map((item) => rows.at(item.index)).flatMap((row) => (row.type === 'object' ? [Math.floor(row.offset / PAGE_SIZE)] : [])))].filter((p) => p > 0);
+  const pages = [
+    ...new Set(visible.map((item) => rows.at(item.index)).flatMap((row) => (row.type === 'object' ? [Math.floor(row.offset / PAGE_SIZE)] : []))),
+  ].filter((p) => p > 0);
   const rest = useQueries({ queries: pages.map((p) => pageQuery(source, scope, p)) });
   const pageState = (page: number): PageState => {
     const query = page === 0 ? first : rest[pages.indexOf(page)];
@@ -305,12 +326,23 @@ function ObjectList({ source, scope, term, search }: { source: SchemaSource; sco
       ) : null}
       {warnings.length ? <p className="muted small">{warnings.join(' ')}</p> : null}
       {total === 0 ? (
-        term ? <EmptyState title={`Nothing in the schema matches “${search}”.`} /> : <p className="muted">No objects in this schema.</p>
+        term ? (
+          <EmptyState title={`Nothing in the schema matches “${search}”.`} />
+        ) : (
+          <p className="muted">No objects in this schema.</p>
+        )
       ) : (
         <div ref={scrollRef} className="object-scroll" role="list" aria-label={term ? 'Matching objects' : 'Objects'}>
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {visible.map((item) => (
-              <div key={item.key} role="listitem" className="virtual-row" data-index={item.index} ref={virtualizer.measureElement} style={{ transform: `translateY(${item.start}px)` }}>
+              <div
+                key={item.key}
+                role="listitem"
+                className="virtual-row"
+                data-index={item.index}
+                ref={virtualizer.measureElement}
+                style={{ transform: `translateY(${item.start}px)` }}
+              >
                 <ObjectRow row={rows.at(item.index)} page={pageState} opened={opened} toggle={toggle} />
               </div>
             ))}
@@ -361,4 +393,3 @@ function ObjectRow({
       return <TypeItem type={{ ...item.type, kind: item.kind } as Parameters<typeof TypeItem>[0]['type']} />;
   }
 }
-

@@ -19,7 +19,14 @@ export interface Openable {
  * An object that opens into its details: its name, badges and muted facts on one line, in a
  * <details> whose body renders only while it is open.
  */
-function ExpandableObject({ name, badges, facts, open, onToggle, children }: { name: ReactNode; badges?: ReactNode; facts: ReactNode; children: () => ReactNode } & Openable) {
+function ExpandableObject({
+  name,
+  badges,
+  facts,
+  open,
+  onToggle,
+  children,
+}: { name: ReactNode; badges?: ReactNode; facts: ReactNode; children: () => ReactNode } & Openable) {
   return (
     <details
       className="object"
@@ -56,7 +63,12 @@ export function TableItem({
   ...openable
 }: { table: Table; indexes: Index[]; constraints: Constraint[]; triggers: Trigger[] } & Openable) {
   return (
-    <ExpandableObject name={qualified(table.schema, table.name)} badges={table.kind !== 'table' ? <Badge>{table.kind}</Badge> : null} facts={tableFacts(table)} {...openable}>
+    <ExpandableObject
+      name={qualified(table.schema, table.name)}
+      badges={table.kind !== 'table' ? <Badge>{table.kind}</Badge> : null}
+      facts={tableFacts(table)}
+      {...openable}
+    >
       {() => <TableDetails table={table} indexes={indexes} constraints={constraints} triggers={triggers} />}
     </ExpandableObject>
   );
@@ -99,9 +111,7 @@ function ObjectLine({ name, children }: { name: string; children: ReactNode }) {
 }
 
 export type UserType =
-  | (Types['enums'][number] & { kind: 'enum' })
-  | (Types['domains'][number] & { kind: 'domain' })
-  | (Types['composites'][number] & { kind: 'composite' });
+  (Types['enums'][number] & { kind: 'enum' }) | (Types['domains'][number] & { kind: 'domain' }) | (Types['composites'][number] & { kind: 'composite' });
 
 /** An enum by its labels, a domain by its base type and constraints, a composite by its attributes. */
 function typeFacts(type: UserType): string {

@@ -61,9 +61,7 @@ const schema: DatabaseSchema = {
   ],
   constraints: [],
   functions: [],
-  views: [
-    { schema: 'public', name: 'active_users', materialized: false, populated: true, owner: 'app', comment: null, definition: 'SELECT 1', columns: [] },
-  ],
+  views: [{ schema: 'public', name: 'active_users', materialized: false, populated: true, owner: 'app', comment: null, definition: 'SELECT 1', columns: [] }],
   types: { enums: [{ schema: 'public', name: 'mood', labels: ['happy', 'sad'] }], domains: [], composites: [] },
   triggers: [],
   extensions: [{ name: 'plpgsql', version: '1.0', schema: 'pg_catalog' }],

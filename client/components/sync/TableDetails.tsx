@@ -34,9 +34,7 @@ export function TableDetails({ table, indexes, constraints, triggers }: { table:
         {(constraint) => (
           <>
             <strong>{constraint.name}</strong> <Badge>{constraint.type}</Badge>{' '}
-            {constraint.references ? (
-              <span className="muted small">→ {qualified(constraint.references.schema, constraint.references.table)}</span>
-            ) : null}
+            {constraint.references ? <span className="muted small">→ {qualified(constraint.references.schema, constraint.references.table)}</span> : null}
           </>
         )}
       </DefinitionList>
@@ -73,7 +71,11 @@ function Columns({ columns }: { columns: Column[] }) {
           <td>{column.nullable ? 'yes' : 'not null'}</td>
           <td>
             {column.identity ? <Badge>identity {column.identity === 'always' ? 'always' : 'by default'}</Badge> : null}
-            {column.generated ? <code>generated {column.generated}: {column.generationExpression}</code> : null}
+            {column.generated ? (
+              <code>
+                generated {column.generated}: {column.generationExpression}
+              </code>
+            ) : null}
             {column.default ? <code>{column.default}</code> : null}
           </td>
         </tr>
@@ -119,7 +121,10 @@ function DefinitionList<T extends { name: string; definition: string }>({
 
 /** The latest of a manual and an automatic run (ANALYZE or VACUUM), or "never". */
 function lastOf(manual: string | null, auto: string | null): ReactNode {
-  const latest = [manual, auto].filter((v): v is string => Boolean(v)).sort().at(-1);
+  const latest = [manual, auto]
+    .filter((v): v is string => Boolean(v))
+    .sort()
+    .at(-1);
   return latest ? <RelativeTime value={latest} /> : 'never';
 }
 

@@ -64,7 +64,13 @@ export function memorySource(schema: DatabaseSchema): SchemaSource {
     const items: SchemaObject[] = [
       ...mine(found.tables).map((table): SchemaObject => {
         const at = objectKey(table.schema, table.name);
-        return { kind: 'table', table, indexes: related.indexes.get(at) ?? [], constraints: related.constraints.get(at) ?? [], triggers: related.triggers.get(at) ?? [] };
+        return {
+          kind: 'table',
+          table,
+          indexes: related.indexes.get(at) ?? [],
+          constraints: related.constraints.get(at) ?? [],
+          triggers: related.triggers.get(at) ?? [],
+        };
       }),
       ...mine(found.views).map((view): SchemaObject => ({ kind: 'view', view })),
       ...mine(found.functions).map((fn): SchemaObject => ({ kind: 'function', function: fn })),

@@ -9,7 +9,9 @@ export function NewToken({ title, token, onDone, children }: { title: string; to
       <p className="token-value">
         <code>{token}</code> <CopyButton text={token} label="Copy the token" />
       </p>
-      <p className="callout-message small">Copy it now: it will not be shown again. querytrail keeps only a hash of it, so a lost token is revoked and replaced.</p>
+      <p className="callout-message small">
+        Copy it now: it will not be shown again. querytrail keeps only a hash of it, so a lost token is revoked and replaced.
+      </p>
       {children}
       <button type="button" className="button button-small" onClick={onDone}>
         I have saved it

@@ -90,7 +90,12 @@ export function TokenTable({
             {revoke ? (
               <td className="actions">
                 {token.revokedAt ? null : (
-                  <button type="button" className="button button-small button-danger-quiet" onClick={() => setRevoking(token)} aria-label={`Revoke ${token.name}`}>
+                  <button
+                    type="button"
+                    className="button button-small button-danger-quiet"
+                    onClick={() => setRevoking(token)}
+                    aria-label={`Revoke ${token.name}`}
+                  >
                     Revoke
                   </button>
                 )}

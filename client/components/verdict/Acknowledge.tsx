@@ -63,8 +63,8 @@ export function AcknowledgeButton({ envId, hash }: { envId: string; hash: string
           error={form.formError}
         >
           <p>
-            Its findings stay listed but no longer fail or warn, in this run and later ones, until its cost moves by more than the policy&apos;s
-            percentage from today&apos;s.
+            Its findings stay listed but no longer fail or warn, in this run and later ones, until its cost moves by more than the policy&apos;s percentage from
+            today&apos;s.
           </p>
           <TextAreaField label="Note (optional)" {...form.field('note', note, setNote, noteError)} rows={3} placeholder="Why this is fine, for the team" />
         </ConfirmDialog>

@@ -77,23 +77,20 @@ function FindingItem({ finding, envId }: { finding: Finding; envId: string | nul
   return (
     <li className={`finding${finding.acknowledged ? ' finding-acknowledged' : ''}`} aria-label={`${kind.label}: query ${finding.hash}`}>
       <div className="finding-head">
-        <Badge tone={finding.severity === 'fail' ? 'danger' : 'warning'} title={`This finding ${finding.severity === 'fail' ? 'fails' : 'warns about'} the run`}>
+        <Badge
+          tone={finding.severity === 'fail' ? 'danger' : 'warning'}
+          title={`This finding ${finding.severity === 'fail' ? 'fails' : 'warns about'} the run`}
+        >
           {finding.severity === 'fail' ? 'Fails' : 'Warns'}
         </Badge>
         <span className="finding-kind" title={kind.explain}>
           {kind.label}
         </span>
         {finding.acknowledged ? <Badge tone="neutral">Acknowledged</Badge> : null}
-        <span className="finding-cost">
-          {finding.kind === 'call_count_regression' ? <Calls finding={finding} /> : <Cost finding={finding} />}
-        </span>
+        <span className="finding-cost">{finding.kind === 'call_count_regression' ? <Calls finding={finding} /> : <Cost finding={finding} />}</span>
         {envId ? (
           <span className="finding-actions">
-            {finding.acknowledged ? (
-              <UndoAcknowledgeButton envId={envId} hash={finding.hash} />
-            ) : (
-              <AcknowledgeButton envId={envId} hash={finding.hash} />
-            )}
+            {finding.acknowledged ? <UndoAcknowledgeButton envId={envId} hash={finding.hash} /> : <AcknowledgeButton envId={envId} hash={finding.hash} />}
           </span>
         ) : null}
       </div>
@@ -145,7 +142,9 @@ export function Findings({ verdict, envId }: { verdict: Verdict; envId: string |
   return (
     <Card id="findings-heading" title="Findings" count={formatNumber(findings.length)}>
       {findings.length === 0 ? (
-        <EmptyState title="Nothing to report.">No query of this run regressed, needs an index, lost one, changed, or is new under this environment&apos;s policy.</EmptyState>
+        <EmptyState title="Nothing to report.">
+          No query of this run regressed, needs an index, lost one, changed, or is new under this environment&apos;s policy.
+        </EmptyState>
       ) : (
         <ol className="finding-list" aria-label="Findings, failing first">
           {findings.map((finding) => (

@@ -8,10 +8,7 @@ import { VerdictBanner } from './VerdictBanner';
 const POLL_INTERVAL_MS = 2000;
 
 export function RunVerdict({ runId, envId }: { runId: string; envId: string | null }) {
-  const verdict = trpc.ci.verdict.useQuery(
-    { id: runId },
-    { refetchInterval: (query) => (query.state.data?.status === 'pending' ? POLL_INTERVAL_MS : false) },
-  );
+  const verdict = trpc.ci.verdict.useQuery({ id: runId }, { refetchInterval: (query) => (query.state.data?.status === 'pending' ? POLL_INTERVAL_MS : false) });
   if (verdict.isPending) return <Loading label="Loading the verdict…" />;
   if (verdict.isError) return <ErrorState title="The verdict could not be loaded" error={verdict.error} onRetry={() => verdict.refetch()} />;
   const data = verdict.data;

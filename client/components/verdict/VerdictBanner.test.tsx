@@ -37,7 +37,9 @@ describe('the verdict banner', () => {
   it("lists the tables planned without production's column statistics, with the fix", () => {
     show(verdict({ warnings: [hiddenStatisticsWarning('shop.orders')] }));
     const list = screen.getByText('Planned without production column statistics:').parentElement!;
-    expect(within(list).getByRole('listitem').textContent).toMatch(/^planned without production column statistics for shop\.orders: .*Grant it SELECT on shop\.orders.*docs\/monitoring-role\.md/);
+    expect(within(list).getByRole('listitem').textContent).toMatch(
+      /^planned without production column statistics for shop\.orders: .*Grant it SELECT on shop\.orders.*docs\/monitoring-role\.md/,
+    );
   });
 
   it('shows no such list when every table was planned with its statistics', () => {

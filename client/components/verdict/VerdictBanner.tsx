@@ -56,8 +56,7 @@ function Summary({ verdict, envId }: { verdict: Verdict; envId: string | null })
       ) : null}
       {verdict.statements.run !== null ? (
         <p className="verdict-line muted small" aria-label="Statements executed">
-          Statements executed by the tests:{' '}
-          {verdict.statements.baseline !== null ? `${formatNumber(verdict.statements.baseline)} in the baseline → ` : ''}
+          Statements executed by the tests: {verdict.statements.baseline !== null ? `${formatNumber(verdict.statements.baseline)} in the baseline → ` : ''}
           <strong>{formatNumber(verdict.statements.run)}</strong>
           {verdict.statements.baseline !== null ? ' in this run' : ''}
         </p>

@@ -2,7 +2,15 @@
 // recommend_indexes (the latest analysis' ranked indexes, optionally cut to a budget) and
 // index_health (production's unused, duplicate, redundant and invalid indexes).
 import { z } from 'zod';
-import { analysisStatusSchema, explainedQuerySchema, explainQueryInput, indexRecommendationSchema, workloadBudgetSchema, type IndexRecommendation, type WorkloadBudget } from '../../../shared/analysis';
+import {
+  analysisStatusSchema,
+  explainedQuerySchema,
+  explainQueryInput,
+  indexRecommendationSchema,
+  workloadBudgetSchema,
+  type IndexRecommendation,
+  type WorkloadBudget,
+} from '../../../shared/analysis';
 import { indexHealthEntrySchema } from '../../../shared/index-health';
 import { environmentInput, pageSizeInput, READ_ONLY, type Registration } from '../caller';
 import { cursorInput, offsetOf, pageFields, pageOf } from '../paging';
@@ -76,7 +84,15 @@ export const analysisTools: Registration = (server, caller) => {
       answer('index_health', async () => {
         const { analysisId, analyzedAt, health } = await caller.analysis.indexHealth({ id: environment });
         const page = pageOf(health.indexes, offsetOf(cursor), limit ?? PAGE);
-        return { analysisId, analyzedAt, statsReset: health.statsReset, readAt: health.readAt, indexes: page.items, total: page.total, nextCursor: page.nextCursor };
+        return {
+          analysisId,
+          analyzedAt,
+          statsReset: health.statsReset,
+          readAt: health.readAt,
+          indexes: page.items,
+          total: page.total,
+          nextCursor: page.nextCursor,
+        };
       }),
   );
 };

@@ -89,7 +89,12 @@ export const catalogTools: Registration = (server, caller) => {
           orNullWhenMissing(caller.analysis.query({ id: environment, hash })),
           caller.history.query({ id: environment, hash, from: new Date(Date.now() - HISTORY_RANGES['7d']).toISOString() }),
         ]);
-        return { query: { ...entry, callSites: entry.callSites.slice(0, CALL_SITES) }, callSiteCount: entry.callSites.length, analysis, history: summaryOf(history) };
+        return {
+          query: { ...entry, callSites: entry.callSites.slice(0, CALL_SITES) },
+          callSiteCount: entry.callSites.length,
+          analysis,
+          history: summaryOf(history),
+        };
       }),
   );
 };

@@ -43,7 +43,13 @@ export const historyTools: Registration = (server, caller) => {
     {
       title: 'Heaviest production queries',
       description: `The environment's heaviest production queries in a window, by total time (default), calls or mean time, ${PAGE} per page, at most ${MAX_RANKED} in all.`,
-      inputSchema: { environment: environmentInput, window: windowInput, by: z.enum(TOP_ORDERS).optional(), limit: pageSizeInput(MAX_PAGE, PAGE), cursor: cursorInput },
+      inputSchema: {
+        environment: environmentInput,
+        window: windowInput,
+        by: z.enum(TOP_ORDERS).optional(),
+        limit: pageSizeInput(MAX_PAGE, PAGE),
+        cursor: cursorInput,
+      },
       outputSchema: { queries: z.array(topQuery), ...rankedFields },
       annotations: READ_ONLY,
     },

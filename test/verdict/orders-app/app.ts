@@ -75,10 +75,9 @@ class Order {
   ) {}
 
   static async recent(db: pg.ClientBase, limit: number): Promise<Order[]> {
-    const { rows } = await db.query<OrderRow>(
-      tagged('SELECT id, customer_id, total_cents FROM orders ORDER BY created_at DESC LIMIT $1', SOURCE.orderRecent),
-      [limit],
-    );
+    const { rows } = await db.query<OrderRow>(tagged('SELECT id, customer_id, total_cents FROM orders ORDER BY created_at DESC LIMIT $1', SOURCE.orderRecent), [
+      limit,
+    ]);
     return rows.map((row) => new Order(db, row));
   }
 
