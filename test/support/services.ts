@@ -45,11 +45,17 @@ export async function stopTestPostgres() {
   serverStarting = undefined;
 }
 
-/** The data folders testConfig made in this test file's process; gone when it exits, whichever test made them. */
+/**
+ * The data folders testConfig made in this test file; removed after its last test (vitest stops a
+ * file's process without an exit event). Outside vitest (a bench) they go with the process's temp folder.
+ */
 const dataDirs: string[] = [];
-process.once('exit', () => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-});
+if (process.env.VITEST) {
+  const { afterAll } = await import('vitest');
+  afterAll(() => {
+    for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+}
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'qt-data-'));
