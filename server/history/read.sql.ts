@@ -38,8 +38,8 @@ const HISTORY_STATEMENT = {
 
 /**
  * One query's points in the window and the sums of its hours whose points are gone, as one JSON
- * array in one row. A named prepared statement, not a drizzle `SQL`: the one read a chart repeats,
- * it is planned once per connection (bench:read measures it beside its floor).
+ * array in one row. A driver statement for store.read, not a drizzle `SQL`: the read a chart
+ * repeats, named so PostgreSQL parses it once per connection (bench:read measures it beside its floor).
  */
 export function historyQuery(environmentId: string, hash: string, { from, to }: Window) {
   return { ...HISTORY_STATEMENT, values: [environmentId, hash, from.toISOString(), to.toISOString()] };

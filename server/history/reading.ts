@@ -2,7 +2,7 @@
 // pg_stat_statements read through the gateway (read only; the user's statistics are never reset),
 // each entry compared with the connection's previous reading (deltas.ts), the work summed per query
 // over primary and replicas and stored as one point per query at the reading's time.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { readStatementCounters, StatementsReadError, type StatementCounters } from '../../analyzer/statements';
 import type { TableFact } from '../../analyzer/catalog/table-facts.sql';
 import { environments, historyCounters, historyPreviousReadings, historyTableFacts } from '../db/schema';
@@ -163,11 +163,13 @@ async function keepAsPrevious(tx: Tx, environmentId: string, connectionId: strin
     }));
     await tx.execute(insertCounters(connectionId, counters));
   }
-  const taken = { takenAt: at, statsReset: reading.info?.statsReset ?? null, dealloc: reading.info?.dealloc ?? null };
   await tx
     .insert(historyPreviousReadings)
-    .values({ connectionId, environmentId, ...taken })
-    .onConflictDoUpdate({ target: historyPreviousReadings.connectionId, set: taken });
+    .values({ connectionId, environmentId, takenAt: at, statsReset: reading.info?.statsReset ?? null, dealloc: reading.info?.dealloc ?? null })
+    .onConflictDoUpdate({
+      target: historyPreviousReadings.connectionId,
+      set: { takenAt: sql`excluded.taken_at`, statsReset: sql`excluded.stats_reset`, dealloc: sql`excluded.dealloc` },
+    });
 }
 
 /** The tables' sizes at `at` (data_growth in read.ts compares two of them). */
@@ -176,7 +178,7 @@ async function storeTableFacts(tx: Tx, environmentId: string, at: Date, tables: 
   await tx
     .insert(historyTableFacts)
     .values({ environmentId, at, tables: facts })
-    .onConflictDoUpdate({ target: [historyTableFacts.environmentId, historyTableFacts.at], set: { tables: facts } });
+    .onConflictDoUpdate({ target: [historyTableFacts.environmentId, historyTableFacts.at], set: { tables: sql`excluded.tables` } });
 }
 
 /** One point per query at `at`; a point already there (another connection's part) is added to. */
