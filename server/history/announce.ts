@@ -2,12 +2,14 @@
 // never run before, and a query whose mean time over the last hour rose by more than half against
 // the hour before. history_events remembers what was told, so a new query is told once (a query that
 // vanishes in a reset and comes back is not new) and a regression at most once a day.
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { ProductionEvent } from '../../shared/history';
 import { rowsOf } from '../catalog/sql';
+import { catalogQueries } from '../db/schema';
 import type { Services } from '../services-type';
 import { emitEvent } from '../webhooks/events';
 import { regressedQueries } from './read';
+import { rememberEvents, textArray } from './announce.sql';
 
 /** At most this many events of one kind per reading: a first deployment of many queries is not a flood. */
 const MAX_EVENTS_PER_READING = 20;
@@ -29,18 +31,8 @@ async function remember(
   repeatAfterMs?: number,
 ): Promise<string[]> {
   if (hashes.length === 0) return [];
-  const again =
-    repeatAfterMs === undefined
-      ? sql`DO NOTHING`
-      : sql`DO UPDATE SET sent_at = excluded.sent_at WHERE history_events.sent_at <= ${new Date(at.getTime() - repeatAfterMs).toISOString()}::timestamptz`;
-  const rows = await rowsOf<{ hash: string }>(
-    services.store.db,
-    sql`INSERT INTO history_events (environment_id, hash, event, sent_at)
-        SELECT ${environmentId}, hash, ${event}, ${at.toISOString()}::timestamptz FROM unnest(${`{${hashes.join(',')}}`}::text[]) AS hash
-        ORDER BY hash
-        ON CONFLICT (environment_id, hash, event) ${again}
-        RETURNING hash`,
-  );
+  const repeatBefore = repeatAfterMs === undefined ? undefined : new Date(at.getTime() - repeatAfterMs);
+  const rows = await rowsOf<{ hash: string }>(services.store.db, rememberEvents(environmentId, event, at, hashes, repeatBefore));
   return rows.map((row) => row.hash);
 }
 
@@ -85,9 +77,10 @@ export async function announceRegressions(services: Services, environmentId: str
 }
 
 async function textsOf(services: Services, environmentId: string, hashes: string[]): Promise<Map<string, string>> {
-  const rows = await rowsOf<{ hash: string; formatted_query: string }>(
-    services.store.db,
-    sql`SELECT hash, formatted_query FROM catalog_queries WHERE environment_id = ${environmentId} AND hash = ANY(${`{${hashes.join(',')}}`}::text[])`,
-  );
-  return new Map(rows.map((row) => [row.hash, row.formatted_query]));
+  // = ANY of one array parameter: a first deployment's queries would pass the parameter limit as an IN list
+  const rows = await services.store.db
+    .select({ hash: catalogQueries.hash, formattedQuery: catalogQueries.formattedQuery })
+    .from(catalogQueries)
+    .where(and(eq(catalogQueries.environmentId, environmentId), sql`${catalogQueries.hash} = ANY(${textArray(hashes)}::text[])`));
+  return new Map(rows.map((row) => [row.hash, row.formattedQuery]));
 }

@@ -3,9 +3,9 @@
 // so however many server processes queue it, it is queued once), and a planner job once a minute
 // queues the next slot of every environment whose chain is missing (a new environment, a chain ended
 // by a failure or by readings turned off and on again). Pruning runs once an hour the same way.
-import { sql } from 'drizzle-orm';
+import { and, eq, exists, sql } from 'drizzle-orm';
 import type { JobQueue } from '../queue/index';
-import { rowsOf } from '../catalog/sql';
+import { connections, environments } from '../db/schema';
 import type { Services } from '../services-type';
 import { pruneHistory } from './retention';
 import { takeHistoryReading } from './reading';
@@ -20,10 +20,7 @@ const PRUNE_EVERY_SECONDS = 3600;
 
 /** The environment's interval in seconds (0: off); null when the environment is gone. */
 export async function readingIntervalOf(services: Services, environmentId: string): Promise<number | null> {
-  const [row] = await rowsOf<{ seconds: number | null }>(
-    services.store.db,
-    sql`SELECT snapshot_interval_seconds AS seconds FROM environments WHERE id = ${environmentId}`,
-  );
+  const [row] = await services.store.db.select({ seconds: environments.snapshotIntervalSeconds }).from(environments).where(eq(environments.id, environmentId));
   if (!row) return null;
   return row.seconds ?? services.config.snapshotIntervalSeconds;
 }
@@ -40,11 +37,12 @@ const queueReading = (queue: JobQueue, environmentId: string, intervalSeconds: n
 
 /** Every environment with a production connection and readings on gets its next slot queued. */
 export async function planReadings(services: Services): Promise<number> {
-  const rows = await rowsOf<{ id: string; seconds: number | null }>(
-    services.store.db,
-    sql`SELECT e.id, e.snapshot_interval_seconds AS seconds FROM environments e
-        WHERE EXISTS (SELECT FROM connections c WHERE c.environment_id = e.id AND c.role = 'production')`,
-  );
+  const { db } = services.store;
+  const production = db
+    .select({ one: sql`1` })
+    .from(connections)
+    .where(and(eq(connections.environmentId, environments.id), eq(connections.role, 'production')));
+  const rows = await db.select({ id: environments.id, seconds: environments.snapshotIntervalSeconds }).from(environments).where(exists(production));
   let planned = 0;
   for (const row of rows) {
     const seconds = row.seconds ?? services.config.snapshotIntervalSeconds;

@@ -5,14 +5,15 @@
 import { eq, sql } from 'drizzle-orm';
 import { readStatementCounters, StatementsReadError, type StatementCounters } from '../../analyzer/statements';
 import type { TableFact } from '../../analyzer/catalog/table-facts.sql';
-import { environments } from '../db/schema';
+import { environments, historyCounters, historyPreviousReadings, historyTableFacts } from '../db/schema';
 import { productionConnectionRows } from '../domain/connections';
 import type { Db } from '../db/store';
-import { rowsOf, withRetry } from '../catalog/sql';
+import { withRetry } from '../catalog/sql';
 import type { Services } from '../services-type';
 import { diffCounters, sumByHash, type Counter, type Figures } from './deltas';
 import type { SchemaFilters } from '../../shared/schema-filters';
 import { announceNewQueries, announceRegressions } from './announce';
+import { insertCounters, upsertPoints } from './reading.sql';
 
 export interface ConnectionOutcome {
   id: string;
@@ -119,84 +120,77 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 async function previousReading(tx: Tx, connectionId: string): Promise<PreviousReading | null> {
   // the row lock: two readings of one connection never interleave their read-compare-write
-  const [previous] = await rowsOf<{ taken_at: string | Date; stats_reset: string | null }>(
-    tx,
-    sql`SELECT taken_at, stats_reset FROM history_previous_readings WHERE connection_id = ${connectionId} FOR UPDATE`,
-  );
+  const [previous] = await tx
+    .select({ takenAt: historyPreviousReadings.takenAt, statsReset: historyPreviousReadings.statsReset })
+    .from(historyPreviousReadings)
+    .where(eq(historyPreviousReadings.connectionId, connectionId))
+    .for('update');
   if (!previous) return null;
-  const rows = await rowsOf<Counter>(
-    tx,
-    sql`SELECT entry, hash, calls, total_time_ms AS "totalTimeMs", rows, shared_blks_hit AS "sharedBlksHit", shared_blks_read AS "sharedBlksRead"
-        FROM history_counters WHERE connection_id = ${connectionId}`,
-  );
+  const rows: Counter[] = await tx
+    .select({
+      entry: historyCounters.entry,
+      hash: historyCounters.hash,
+      calls: historyCounters.calls,
+      totalTimeMs: historyCounters.totalTimeMs,
+      rows: historyCounters.rows,
+      sharedBlksHit: historyCounters.sharedBlksHit,
+      sharedBlksRead: historyCounters.sharedBlksRead,
+    })
+    .from(historyCounters)
+    .where(eq(historyCounters.connectionId, connectionId));
   return {
-    takenAt: new Date(previous.taken_at),
-    statsReset: previous.stats_reset,
+    takenAt: previous.takenAt,
+    statsReset: previous.statsReset,
     counters: new Map(rows.map((row) => [row.entry, row])),
   };
 }
 
-/** Keeps this reading as the connection's previous reading: its counters replace the last ones. */
+/**
+ * Keeps this reading as the connection's previous reading: its counters replace the last ones (the
+ * builder deletes them by key; the new ones go in bulk, reading.sql.ts).
+ */
 async function keepAsPrevious(tx: Tx, environmentId: string, connectionId: string, at: Date, reading: StatementCounters): Promise<void> {
-  await tx.execute(sql`DELETE FROM history_counters WHERE connection_id = ${connectionId}`);
+  await tx.delete(historyCounters).where(eq(historyCounters.connectionId, connectionId));
   if (reading.counters.length > 0) {
-    const json = JSON.stringify(
-      reading.counters.map((c) => ({
-        entry: c.entry,
-        hash: c.hash,
-        calls: c.calls,
-        total_time_ms: c.totalTimeMs,
-        rows: c.rows,
-        shared_blks_hit: c.sharedBlksHit,
-        shared_blks_read: c.sharedBlksRead,
-      })),
-    );
-    // one entry may be listed twice if pg_stat_statements changed under the read: the last one wins
-    await tx.execute(sql`
-      INSERT INTO history_counters (connection_id, entry, hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read)
-      SELECT DISTINCT ON (entry) ${connectionId}, entry, hash, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read
-      FROM json_to_recordset(${json}::json)
-        AS r(entry text, hash text, calls float8, total_time_ms float8, rows float8, shared_blks_hit float8, shared_blks_read float8)`);
+    const counters = reading.counters.map((c) => ({
+      entry: c.entry,
+      hash: c.hash,
+      calls: c.calls,
+      total_time_ms: c.totalTimeMs,
+      rows: c.rows,
+      shared_blks_hit: c.sharedBlksHit,
+      shared_blks_read: c.sharedBlksRead,
+    }));
+    await tx.execute(insertCounters(connectionId, counters));
   }
-  await tx.execute(sql`
-    INSERT INTO history_previous_readings (connection_id, environment_id, taken_at, stats_reset, dealloc)
-    VALUES (${connectionId}, ${environmentId}, ${at.toISOString()}, ${reading.info?.statsReset ?? null}, ${reading.info?.dealloc ?? null})
-    ON CONFLICT (connection_id) DO UPDATE
-      SET taken_at = excluded.taken_at, stats_reset = excluded.stats_reset, dealloc = excluded.dealloc`);
+  await tx
+    .insert(historyPreviousReadings)
+    .values({ connectionId, environmentId, takenAt: at, statsReset: reading.info?.statsReset ?? null, dealloc: reading.info?.dealloc ?? null })
+    .onConflictDoUpdate({
+      target: historyPreviousReadings.connectionId,
+      set: { takenAt: sql`excluded.taken_at`, statsReset: sql`excluded.stats_reset`, dealloc: sql`excluded.dealloc` },
+    });
 }
 
 /** The tables' sizes at `at` (data_growth in read.ts compares two of them). */
 async function storeTableFacts(tx: Tx, environmentId: string, at: Date, tables: readonly TableFact[]): Promise<void> {
-  const json = JSON.stringify(Object.fromEntries(tables.map((t) => [t.table, [t.rows, t.bytes]])));
-  await tx.execute(sql`
-    INSERT INTO history_table_facts (environment_id, at, tables)
-    VALUES (${environmentId}, ${at.toISOString()}::timestamptz, ${json}::jsonb)
-    ON CONFLICT (environment_id, at) DO UPDATE SET tables = excluded.tables`);
+  const facts = Object.fromEntries(tables.map((t): [string, [number, number]] => [t.table, [t.rows, t.bytes]]));
+  await tx
+    .insert(historyTableFacts)
+    .values({ environmentId, at, tables: facts })
+    .onConflictDoUpdate({ target: [historyTableFacts.environmentId, historyTableFacts.at], set: { tables: sql`excluded.tables` } });
 }
 
 /** One point per query at `at`; a point already there (another connection's part) is added to. */
 export async function storePoints(tx: Pick<Db, 'execute'>, environmentId: string, at: Date, points: Map<string, Figures>): Promise<void> {
   if (points.size === 0) return;
-  const json = JSON.stringify(
-    [...points].map(([hash, f]) => ({
-      hash,
-      calls: Math.round(f.calls),
-      total_time_ms: f.totalTimeMs,
-      rows: Math.round(f.rows),
-      shared_blks_hit: Math.round(f.sharedBlksHit),
-      shared_blks_read: Math.round(f.sharedBlksRead),
-    })),
-  );
-  await tx.execute(sql`
-    INSERT INTO history_points (environment_id, hash, at, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read)
-    SELECT ${environmentId}, hash, ${at.toISOString()}::timestamptz, calls, total_time_ms, rows, shared_blks_hit, shared_blks_read
-    FROM json_to_recordset(${json}::json)
-      AS r(hash text, calls bigint, total_time_ms float8, rows bigint, shared_blks_hit bigint, shared_blks_read bigint)
-    ORDER BY hash
-    ON CONFLICT (environment_id, hash, at) DO UPDATE SET
-      calls = history_points.calls + excluded.calls,
-      total_time_ms = history_points.total_time_ms + excluded.total_time_ms,
-      rows = history_points.rows + excluded.rows,
-      shared_blks_hit = history_points.shared_blks_hit + excluded.shared_blks_hit,
-      shared_blks_read = history_points.shared_blks_read + excluded.shared_blks_read`);
+  const rows = [...points].map(([hash, f]) => ({
+    hash,
+    calls: Math.round(f.calls),
+    total_time_ms: f.totalTimeMs,
+    rows: Math.round(f.rows),
+    shared_blks_hit: Math.round(f.sharedBlksHit),
+    shared_blks_read: Math.round(f.sharedBlksRead),
+  }));
+  await tx.execute(upsertPoints(environmentId, at, rows));
 }

@@ -2,16 +2,18 @@
 // their hours' sums staying in history_hour_sums (the triggers on history_points wrote them with
 // the points, so every total over any whole hour is unchanged), and hourly sums older than theirs
 // are dropped.
-import { sql, type SQL } from 'drizzle-orm';
+import { lt, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/store';
+import { historyTableFacts } from '../db/schema';
 import { rowsOf, withRetry } from '../catalog/sql';
 import type { Services } from '../services-type';
+import { dropHourSumsBefore, dropPointsBefore } from './retention.sql';
 
 const HOUR_MS = 3_600_000;
 
-/** How many rows a DELETE ... RETURNING removed, counted in the store rather than sent back. */
+/** The one row of a counted delete (retention.sql.ts): how many rows it removed. */
 async function deleted(tx: Pick<Db, 'execute'>, statement: SQL): Promise<number> {
-  const [row] = await rowsOf<{ n: number }>(tx, sql`WITH gone AS (${statement}) SELECT count(*)::int AS n FROM gone`);
+  const [row] = await rowsOf<{ n: number }>(tx, statement);
   return row?.n ?? 0;
 }
 
@@ -34,10 +36,10 @@ export async function pruneHistory(services: Services, options: { now?: Date } =
   const hourlyCutoff = new Date(now - historyHourlyDays * 86_400_000).toISOString();
   return withRetry(() =>
     services.store.db.transaction(async (tx) => {
-      const pointsDropped = await deleted(tx, sql`DELETE FROM history_points WHERE at < ${fullCutoff}::timestamptz RETURNING 1`);
-      const hourSumsDropped = await deleted(tx, sql`DELETE FROM history_hour_sums WHERE at < ${hourlyCutoff}::timestamptz RETURNING 1`);
+      const pointsDropped = await deleted(tx, dropPointsBefore(fullCutoff));
+      const hourSumsDropped = await deleted(tx, dropHourSumsBefore(hourlyCutoff));
       // the tables' sizes serve windows as far back as the hourly sums go
-      await tx.execute(sql`DELETE FROM history_table_facts WHERE at < ${hourlyCutoff}::timestamptz`);
+      await tx.delete(historyTableFacts).where(lt(historyTableFacts.at, new Date(hourlyCutoff)));
       return { pointsDropped, hourSumsDropped };
     }),
   );
