@@ -1,16 +1,34 @@
 // PGlite runs PostgreSQL inside this process: a statement executes synchronously on the event loop
 // and its promise settles as a microtask. A chain of awaited statements (a verdict storing its run,
-// its plans and its findings; a job claiming work) therefore runs as one block, and no request is
-// answered until the whole chain ends. Every statement first waits for the loop's next turn, so the
-// loop is never held longer than one statement: requests are answered between them.
+// its plans and its findings; a job claiming work) would therefore run as one block, and no request
+// would be answered until the whole chain ends. A statement that starts after the loop has been held
+// for a slice (SLICE_MS) first waits for the loop's next turn, so the loop is never held much longer
+// than a slice and one statement: requests are answered in between. Statements within a slice do not
+// wait, so short chains (most requests) pay nothing for it.
 import type { PGlite, Transaction } from '@electric-sql/pglite';
+
+const SLICE_MS = 10;
+
+/** When the loop last turned, as far as a statement has seen: a slice starts there. */
+let sliceStart = performance.now();
+let turnWatched = false;
+
+function watchTurn(): void {
+  if (turnWatched) return;
+  turnWatched = true;
+  setImmediate(() => {
+    turnWatched = false;
+    sliceStart = performance.now();
+  });
+}
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const afterTurn =
   (method: (...args: unknown[]) => unknown) =>
   async (...args: unknown[]) => {
-    await nextTurn();
+    watchTurn();
+    if (performance.now() - sliceStart >= SLICE_MS) await nextTurn();
     return method(...args);
   };
 
@@ -32,15 +50,12 @@ function yieldingTransaction(tx: Transaction): Transaction {
   return yieldingStatements(tx, (name, method) => (STATEMENTS.has(name) ? afterTurn(method) : method));
 }
 
-/** The same PGlite instance, its statements (and those of its transactions) started on a later turn of the loop. */
+/** The same PGlite instance, its statements (and those of its transactions) started on a later turn of the loop once a slice is used up. */
 export function yieldingPglite(client: PGlite): PGlite {
   return yieldingStatements(client, (name, method) => {
     if (STATEMENTS.has(name)) return afterTurn(method);
     if (name === 'transaction')
-      return async (callback: (tx: Transaction) => Promise<unknown>) => {
-        await nextTurn();
-        return method((tx: Transaction) => callback(yieldingTransaction(tx)));
-      };
+      return afterTurn((callback) => method((tx: Transaction) => (callback as (tx: Transaction) => unknown)(yieldingTransaction(tx))));
     return method;
   });
 }
