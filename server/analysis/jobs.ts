@@ -263,6 +263,19 @@ async function runAnalysis(services: Services, id: string, environmentId: string
 
 const curveOf = (result: AnalysisResult) => ({ savingCurve: result.savingCurve ?? null, stopReason: result.stopReason ?? null });
 
+/** An analysis run's row once its `count` queries are planned and stored. */
+const finished = (count: number, result: AnalysisResult) => ({
+  status: 'done' as const,
+  phase: 'done',
+  done: count,
+  total: count,
+  queryCount: count,
+  warnings: result.warnings,
+  indexes: result.indexes,
+  ...curveOf(result),
+  finishedAt: new Date(),
+});
+
 /**
  * Stores the analysis. A what-if analysis (`whatIf`) keeps its results on its own row: the
  * catalog's latest costs, and the CI runs that copy them, stay production's.
@@ -284,18 +297,7 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
   if (whatIf) {
     await db
       .update(analysisRuns)
-      .set({
-        status: 'done',
-        phase: 'done',
-        done: rows.length,
-        total: rows.length,
-        queryCount: rows.length,
-        warnings: result.warnings,
-        indexes: result.indexes,
-        ...curveOf(result),
-        hiddenEffect: result.hiddenEffect ?? null,
-        finishedAt: new Date(),
-      })
+      .set({ ...finished(rows.length, result), hiddenEffect: result.hiddenEffect ?? null })
       .where(eq(analysisRuns.id, id));
     return;
   }
@@ -308,18 +310,7 @@ async function saveResults(db: Db, id: string, environmentId: string, result: An
     await tx.execute(copyCostsToRuns({ environmentId }));
     await tx
       .update(analysisRuns)
-      .set({
-        status: 'done',
-        phase: 'done',
-        done: rows.length,
-        total: rows.length,
-        queryCount: rows.length,
-        warnings: result.warnings,
-        indexes: result.indexes,
-        ...curveOf(result),
-        indexHealth: result.indexHealth ?? null,
-        finishedAt: new Date(),
-      })
+      .set({ ...finished(rows.length, result), indexHealth: result.indexHealth ?? null })
       .where(eq(analysisRuns.id, id));
   });
 }
