@@ -45,17 +45,11 @@ export async function stopTestPostgres() {
   serverStarting = undefined;
 }
 
-/**
- * The data folders testConfig made in this test file; removed after its last test (vitest stops a
- * file's process without an exit event). Outside vitest (a bench) they go with the process's temp folder.
- */
+/** The data folders testConfig made in this process, removed when it exits (a bench; vitest may stop a test file's process without an exit event). */
 const dataDirs: string[] = [];
-if (process.env.VITEST) {
-  const { afterAll } = await import('vitest');
-  afterAll(() => {
-    for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-}
+process.once('exit', () => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'qt-data-'));
