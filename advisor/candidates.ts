@@ -98,14 +98,26 @@ function tableCandidates(usage: TableUsage, tables: TableMap, options: Candidate
   const directed = (keys: string[]) => (desc.length && usage.orderBy.every((c) => keys.includes(c)) ? { desc } : {});
   for (const k of keySets) out.push({ ...btree(k.slice(0, maxColumns)), ...directed(k.slice(0, maxColumns)) });
 
-  // Covering variants: the remaining columns the query reads, as INCLUDE, for an index-only scan.
+  // Covering variants: the remaining columns the query reads, as INCLUDE, for an index-only scan;
+  // and, when they fit among the keys, as further keys instead: a range or equality there is
+  // checked inside the index (fewer heap rows), and one such index may serve other queries'
+  // filters and sorts too, where INCLUDE columns serve no search.
   if (options.include !== false && usage.referenced) {
     const referenced = [...usage.referenced];
+    const rank = keyRank(usage);
     for (const k of keySets) {
       const keys = k.slice(0, maxColumns);
       const rest = referenced.filter((c) => !keys.includes(c));
       if (keys.length && rest.length > 0 && rest.length <= MAX_INCLUDE) out.push({ ...btree(keys, rest), ...directed(keys) });
+      if (keys.length && rest.length > 0 && keys.length + rest.length <= maxColumns) out.push(btree([...keys, ...[...rest].sort((a, b) => rank(a) - rank(b))]));
     }
+  }
+
+  // Grouping columns ahead of the equalities: rows come out in the group's order, and on
+  // PostgreSQL 18 a skip scan seeks the equalities within each leading value.
+  if (usage.groupBy.length && eq.length) {
+    const keys = [...usage.groupBy, ...eq.filter((c) => !usage.groupBy.includes(c))];
+    if (keys.length <= maxColumns) out.push(btree(keys));
   }
 
   if (options.partial !== false) {
@@ -113,6 +125,17 @@ function tableCandidates(usage: TableUsage, tables: TableMap, options: Candidate
       out.push({ ...btree(p.keys, [], p.predicate), ...(p.fixes.length && { fixes: p.fixes }) });
   }
   return out;
+}
+
+/** Where a trailing key column goes best: ranges (searched in the index) first, then equalities, joins, the rest. */
+function keyRank(usage: TableUsage): (column: string) => number {
+  const plain = usage.uses.filter((x) => !x.inOr);
+  const order = ['range', 'eq', 'join'];
+  return (column) => {
+    const kinds = plain.filter((x) => x.column === column).map((x) => order.indexOf(x.kind));
+    const best = Math.min(...kinds.filter((i) => i >= 0));
+    return Number.isFinite(best) ? best : order.length;
+  };
 }
 
 /**

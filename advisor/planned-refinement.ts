@@ -4,7 +4,9 @@
 // dimension that makes a join into the fact table's index pay, say. From that choice, within its
 // byte budget, in the shadow:
 // - fill: add the index that lowers the workload's planned cost most per byte among those that
-//   still fit, again until none does. Lazily, as CELF does: an index whose saving per byte at an
+//   still fit, or widen a chosen one into an index that extends it (its keys first, as Extend's
+//   steps do: a single-column index grown into the composite several queries share costs only
+//   the bytes it adds), again until no step does. Lazily, as CELF does: an index whose saving per byte at an
 //   earlier step was below the best of this step is not planned again (a saving seldom grows as
 //   indexes are added);
 // - swap: each chosen index in turn, the one saving least per byte first, dropped and the room it
@@ -22,6 +24,8 @@ export const MAX_PLANS = 5000;
 export interface PlannedSearch {
   /** What may be added: CREATE INDEX statement → the bytes it spends of the budget. */
   pool: ReadonlyMap<string, number>;
+  /** Per statement, the pool's indexes that can replace it by extending it (its keys a prefix of theirs). */
+  extensions?: ReadonlyMap<string, readonly string[]>;
   maxBytes: number;
   /** Indexes at most, when the budget counts them too. */
   maxIndexes?: number;
@@ -52,25 +56,38 @@ export async function refineByPlans(start: string[], search: PlannedSearch): Pro
   // The per-byte greedy from `from`, planned; `without` is never added.
   const fill = async (from: Found, without?: string): Promise<Found> => {
     let { set, cost } = from;
-    // Each index's saving per byte when last planned: an upper bound of what it saves now.
+    // Each step's saving per byte when last planned: an upper bound of what it saves now.
     const bound = new Map<string, number>();
-    const boundOf = (index: string) => bound.get(index) ?? Number.MAX_VALUE;
-    while (set.length < (search.maxIndexes ?? Infinity)) {
+    const boundOf = (step: string) => bound.get(step) ?? Number.MAX_VALUE;
+    for (;;) {
       const room = search.maxBytes - bytesOf(set);
-      const open = [...search.pool].filter(([index, bytes]) => index !== without && bytes <= room && !set.includes(index));
-      let best: { index: string; cost: number; ratio: number } | undefined;
-      for (const [index, bytes] of open.sort(([a], [b]) => boundOf(b) - boundOf(a))) {
-        if (reached() || (best && boundOf(index) <= best.ratio)) break;
-        const c = await costOf([...set, index]);
-        const ratio = (cost - c) / Math.max(bytes, 1);
-        bound.set(index, ratio);
-        if (c < cost * (1 - 1e-9) && (!best || ratio > best.ratio)) best = { index, cost: c, ratio };
+      const open = steps(set, room, without);
+      let best: { set: string[]; cost: number; ratio: number } | undefined;
+      for (const step of open.sort((a, b) => boundOf(b.key) - boundOf(a.key))) {
+        if (reached() || (best && boundOf(step.key) <= best.ratio)) break;
+        const c = await costOf(step.set);
+        const ratio = (cost - c) / Math.max(step.bytes, 1);
+        bound.set(step.key, ratio);
+        if (c < cost * (1 - 1e-9) && (!best || ratio > best.ratio)) best = { set: step.set, cost: c, ratio };
       }
       if (!best) return { set, cost };
-      set = [...set, best.index];
-      cost = best.cost;
+      ({ set, cost } = best);
     }
-    return { set, cost };
+  };
+  // What one step of the fill may do within `room`: add an index, or widen a chosen one.
+  const steps = (set: string[], room: number, without?: string): { key: string; set: string[]; bytes: number }[] => {
+    const out: { key: string; set: string[]; bytes: number }[] = [];
+    if (set.length < (search.maxIndexes ?? Infinity))
+      for (const [index, bytes] of search.pool)
+        if (index !== without && bytes <= room && !set.includes(index)) out.push({ key: index, set: [...set, index], bytes });
+    for (const index of set) {
+      for (const wider of search.extensions?.get(index) ?? []) {
+        const bytes = (search.pool.get(wider) ?? Infinity) - (search.pool.get(index) ?? 0);
+        if (wider === without || set.includes(wider) || bytes > room) continue;
+        out.push({ key: `${index}\u0000${wider}`, set: set.map((s) => (s === index ? wider : s)), bytes });
+      }
+    }
+    return out;
   };
 
   let found = await fill({ set: start, cost: await costOf(start) });
@@ -91,4 +108,35 @@ export async function refineByPlans(start: string[], search: PlannedSearch): Pro
     }
   }
   return { indexes: found.set, evaluations };
+}
+
+/** An index as the pool knows it: its statement and what it is built on. */
+export interface PoolIndex {
+  createIndex: string;
+  table: string;
+  method: string;
+  columns: string[];
+  include: string[];
+  predicate: string | null;
+}
+
+/**
+ * Per statement, the B-tree indexes among `indexes` that extend it: same table and predicate, its
+ * keys the first of theirs and more after, every column it stores stored by them.
+ */
+export function extensionsAmong(indexes: PoolIndex[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const btrees = indexes.filter((i) => i.method === 'btree');
+  for (const x of btrees) {
+    const wider = btrees.filter(
+      (y) =>
+        y.table === x.table &&
+        y.predicate === x.predicate &&
+        y.columns.length > x.columns.length &&
+        x.columns.every((c, i) => y.columns[i] === c) &&
+        x.include.every((c) => y.columns.includes(c) || y.include.includes(c)),
+    );
+    if (wider.length) out.set(x.createIndex, [...new Set(wider.map((y) => y.createIndex))]);
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ import { candidateTarget } from './candidates.js';
 import type { LiveCandidate } from './live-candidates.js';
 import { explain } from '../shadow/explain.js';
 import { budgetBytesOf, chooseForWorkload, type WorkloadChoice } from './workload.js';
-import { refineByPlans } from './planned-refinement.js';
+import { extensionsAmong, refineByPlans } from './planned-refinement.js';
 import type { ShadowSession } from '../shadow/session.js';
 
 export interface QueryInput {
@@ -200,9 +200,12 @@ export async function chooseVerified(
   const same = statements(plain).join('\n') === statements(refined).join('\n');
   const kept = same || (await total(statements(refined))) <= (await total(statements(plain))) ? refined : plain;
   const pool = new Map<string, number>();
-  for (const q of results) for (const r of [...q.recommendations, ...(q.alternatives ?? [])]) pool.set(r.createIndex, budgetBytesOf(r));
+  const known = new Map<string, Recommendation>();
+  for (const q of results) for (const r of [...q.recommendations, ...(q.alternatives ?? [])]) known.set(r.createIndex, r);
+  for (const r of known.values()) pool.set(r.createIndex, budgetBytesOf(r));
   const { indexes } = await refineByPlans(statements(kept), {
     pool,
+    extensions: extensionsAmong([...known.values()]),
     maxBytes: budget.maxBytes,
     maxIndexes: budget.maxIndexes,
     cost: total,
