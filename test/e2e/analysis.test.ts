@@ -1,7 +1,8 @@
 // Query analysis in a real browser: an environment whose production connection is a real
 // PostgreSQL with 20,000 orders; a CI run reports queries as pg_stat_statements gives them; Analyze
 // plans them with production's statistics and the SPA shows costs, the index, both plans and what
-// changed in each CI run.
+// changed in each CI run. A second environment reads the same database through a monitoring role
+// that may not read the orders' column statistics: its query page says so, with the fix.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { screenshot, visible } from '../support/browser';
@@ -10,6 +11,7 @@ import { startPostgres, type PostgresServer } from '../support/postgres';
 import { openTestServices, type TestServer } from '../support/services';
 import { BY_CUSTOMER, BY_ID, REFUNDS, createShopDatabase } from '../support/shop';
 import { requestJson } from '../support/api';
+import { hiddenStatisticsWarning } from '../../shared/statistics-warnings';
 
 const REPO = 'acme/shop';
 
@@ -20,6 +22,7 @@ let page: Page;
 let pageErrors: string[] = [];
 let envId = '';
 let mainRunId = '';
+let monitorUrl = '';
 
 function api<T = any>(method: string, route: string, body?: unknown) {
   return requestJson<T>(`${server.url}/api${route}`, { method, json: body });
@@ -31,10 +34,23 @@ async function ingest(runId: string, branch: string, queries: string[]) {
   return res.body.id as string;
 }
 
+/** Opens the customer_id query's page from the environment's catalog; returns its Production Analysis. */
+async function openQueryByCustomer() {
+  await page
+    .getByRole('table', { name: 'Query catalog' })
+    .getByRole('link', { name: /customer_id/ })
+    .click();
+  await page.waitForURL(/\/queries\/[^/]+$/);
+  return page.getByRole('region', { name: 'Production Analysis' });
+}
+
 beforeAll(async () => {
   [app, production] = await Promise.all([startBrowserApp(openTestServices('pglite')), startPostgres({ statStatements: false })]);
   ({ server, page, pageErrors } = app);
   const productionUrl = await createShopDatabase(production);
+  // pg_monitor without SELECT on orders: pg_stats shows this role none of the orders' columns
+  await production.query(`CREATE ROLE querytrail_monitor LOGIN PASSWORD 'monitor' IN ROLE pg_monitor`);
+  monitorUrl = productionUrl.replace('postgres:postgres@', 'querytrail_monitor:monitor@');
   envId = (await api('POST', '/env', { name: 'Shop', slug: 'shop' })).body.id;
   expect((await api('POST', `/env/${envId}/connections`, { label: 'Primary', role: 'production', connectionString: productionUrl })).status).toBe(201);
   expect((await api('POST', `/env/${envId}/repos`, { repo: REPO })).status).toBe(201);
@@ -92,12 +108,7 @@ describe('query analysis in Chromium', () => {
   });
 
   it('query page: cost before → after, and both plans with the changed steps marked', async () => {
-    await page
-      .getByRole('table', { name: 'Query catalog' })
-      .getByRole('link', { name: /customer_id/ })
-      .click();
-    await page.waitForURL(/\/queries\/[^/]+$/);
-    const facts = page.getByRole('region', { name: 'Production Analysis' });
+    const facts = await openQueryByCustomer();
     await visible(facts.getByText('Production cost'));
     const recommendations = page.getByRole('region', { name: /Index Recommendations/ });
     await visible(recommendations.getByText(/CREATE INDEX .*customer_id/i));
@@ -165,6 +176,32 @@ describe('query analysis in Chromium', () => {
     await visible(added.getByText(/status =/));
     await visible(added.getByText('not analyzed'));
     await screenshot(page, 'a07-ci-run-vs-main', { fullPage: false });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("query page through a monitoring role: planned without the orders' column statistics, and the fix", async () => {
+    const monitored = (await api('POST', '/env', { name: 'Shop (monitoring role)', slug: 'shop-monitored' })).body.id as string;
+    expect((await api('POST', `/env/${monitored}/connections`, { label: 'Monitoring', role: 'production', connectionString: monitorUrl })).status).toBe(201);
+    expect((await api('POST', `/env/${monitored}/queries`, { query: BY_CUSTOMER })).status).toBe(201);
+
+    await page.goto(`${server.url}/environments/${monitored}`);
+    const section = page.getByRole('region', { name: 'Query Analysis' });
+    await section.getByRole('button', { name: 'Analyze' }).click();
+    await visible(section.getByText(/Analyzed 1 query with the statistics of/), 120_000);
+    // the environment's analysis says it above its recommendations
+    await visible(section.locator('.callout-warning').getByText(hiddenStatisticsWarning('public.orders')));
+
+    const facts = await openQueryByCustomer();
+    const callout = facts.getByRole('status');
+    await visible(callout.getByText("Planned without some of production's statistics"));
+    const items = await callout.getByRole('listitem').allTextContents();
+    expect(items).toEqual([hiddenStatisticsWarning('public.orders')]);
+    // the table, and both fixes: the grant and the administrator's helper with its page
+    expect(items[0]).toMatch(/^planned without production column statistics for public\.orders: /);
+    expect(items[0]).toContain('Grant it SELECT on public.orders');
+    expect(items[0]).toContain('querytrail.column_stats() helper (docs/monitoring-role.md)');
+    await facts.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+    await screenshot(page, 'a08-query-hidden-statistics', { fullPage: false });
     expect(pageErrors).toEqual([]);
   });
 });

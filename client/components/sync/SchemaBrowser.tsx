@@ -4,8 +4,8 @@
 // objects come a page at a time from the schema's source as they scroll into view: a database of a
 // hundred thousand tables costs the page what it shows.
 import { QueryClient, QueryClientProvider, useQueries, useQuery } from '@tanstack/react-query';
-import { observeElementRect, useVirtualizer } from '@tanstack/react-virtual';
-import { useDeferredValue, useMemo, useRef, useState } from 'react';
+import { observeElementRect, useVirtualizer, type VirtualItem } from '@tanstack/react-virtual';
+import { useDeferredValue, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { ObjectCounts, ObjectsResponse, SchemaObject, SchemaSummary, SchemaSummaryEntry } from '../../../shared/analyzer-schema';
 import type { ObjectsScope } from '../../lib/analyzer';
 import { formatNumber } from '../../lib/time';
@@ -67,6 +67,15 @@ const objectCount = (counts: SchemaEntry['counts']) => counts.tables + counts.vi
 /** Lays the rows out in jsdom too (no layout: every size reads 0) by assuming a window of 600 px. */
 const observeRect: typeof observeElementRect = (instance, callback) =>
   observeElementRect(instance, (rect) => callback(rect.height > 0 ? rect : { width: rect.width || 800, height: 600 }));
+
+/** An item of a virtualized list, placed at its offset and measured where it is (items differ in height). */
+function VirtualRow({ item, measure, children }: { item: VirtualItem; measure: (element: HTMLElement | null) => void; children: ReactNode }) {
+  return (
+    <div role="listitem" className="virtual-row" data-index={item.index} ref={measure} style={{ transform: `translateY(${item.start}px)` }}>
+      {children}
+    </div>
+  );
+}
 
 /**
  * The browser keeps the pages it fetched in a cache of its own (not the app's): they belong to one
@@ -187,14 +196,7 @@ function SchemaList({ entries, selected, onSelect }: { entries: SchemaEntry[]; s
           const entry = entries[item.index]!;
           const group = entry.schemas.length > 1;
           return (
-            <div
-              key={item.key}
-              role="listitem"
-              className="virtual-row"
-              data-index={item.index}
-              ref={virtualizer.measureElement}
-              style={{ transform: `translateY(${item.start}px)` }}
-            >
+            <VirtualRow key={item.key} item={item} measure={virtualizer.measureElement}>
               <button type="button" className="schema-entry" aria-pressed={entry.key === selected} onClick={() => onSelect(entry.key)}>
                 <span className="object-name">{group ? range(entry.schemas) : entry.schema}</span>
                 <span className="muted small">
@@ -204,7 +206,7 @@ function SchemaList({ entries, selected, onSelect }: { entries: SchemaEntry[]; s
                   {` · ${plural(entry.counts.indexes, 'index', 'indexes')}`}
                 </span>
               </button>
-            </div>
+            </VirtualRow>
           );
         })}
       </div>
@@ -335,16 +337,9 @@ function ObjectList({ source, scope, term, search }: { source: SchemaSource; sco
         <div ref={scrollRef} className="object-scroll" role="list" aria-label={term ? 'Matching objects' : 'Objects'}>
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {visible.map((item) => (
-              <div
-                key={item.key}
-                role="listitem"
-                className="virtual-row"
-                data-index={item.index}
-                ref={virtualizer.measureElement}
-                style={{ transform: `translateY(${item.start}px)` }}
-              >
+              <VirtualRow key={item.key} item={item} measure={virtualizer.measureElement}>
                 <ObjectRow row={rows.at(item.index)} page={pageState} opened={opened} toggle={toggle} />
-              </div>
+              </VirtualRow>
             ))}
           </div>
         </div>
