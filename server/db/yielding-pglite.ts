@@ -36,12 +36,17 @@ const afterTurn =
 const STATEMENTS = new Set<PropertyKey>(['query', 'exec', 'sql']);
 
 function yieldingStatements<T extends object>(target: T, wrap: (name: PropertyKey, method: (...args: unknown[]) => unknown) => unknown): T {
+  // Each method is bound and wrapped once, on its first use: every statement reads one.
+  const wrapped = new Map<PropertyKey, { value: unknown; method: unknown }>();
   return new Proxy(target, {
     get(object, name) {
       const value: unknown = Reflect.get(object, name, object);
       if (typeof value !== 'function') return value;
-      const method = (value as (...args: unknown[]) => unknown).bind(object);
-      return wrap(name, method);
+      const known = wrapped.get(name);
+      if (known?.value === value) return known.method;
+      const method = wrap(name, (value as (...args: unknown[]) => unknown).bind(object));
+      wrapped.set(name, { value, method });
+      return method;
     },
   });
 }
