@@ -16,9 +16,20 @@ export async function restoreRelationStats(session: ShadowSession, oid: number, 
   await restoreRelationsStats(session, [{ oid, ...stats }]);
 }
 
-/** pg_restore_relation_stats for many relations of the shadow (by oid), in one statement. */
+/**
+ * Relations restored per statement. Each restore locks its relation until the statement's
+ * transaction ends, and the server's lock table holds a few thousand locks in all (64 per
+ * connection): a workload with thousands of candidate indexes would run out of shared memory in
+ * one statement.
+ */
+export const RESTORE_BATCH = 500;
+
+/** pg_restore_relation_stats for many relations of the shadow (by oid), RESTORE_BATCH to a statement. */
 export async function restoreRelationsStats(session: ShadowSession, relations: (RelationSize & { oid: number })[]): Promise<void> {
-  if (!relations.length) return;
+  for (let i = 0; i < relations.length; i += RESTORE_BATCH) await restoreBatch(session, relations.slice(i, i + RESTORE_BATCH));
+}
+
+async function restoreBatch(session: ShadowSession, relations: (RelationSize & { oid: number })[]): Promise<void> {
   await session.query(
     `SELECT pg_catalog.pg_restore_relation_stats('schemaname', n.nspname::text, 'relname', c.relname::text, 'relpages', u.relpages, 'reltuples', u.reltuples, 'relallvisible', u.relallvisible)
      FROM ROWS FROM (pg_catalog.unnest($1::oid[]), pg_catalog.unnest($2::int[]), pg_catalog.unnest($3::real[]), pg_catalog.unnest($4::int[])) AS u(oid, relpages, reltuples, relallvisible)
