@@ -113,6 +113,25 @@ describe('candidate indexes for a query', () => {
     expect(found).toContain('public.orders (customer_id) INCLUDE (id, total)');
   });
 
+  it('adds the other columns the query reads as further keys when they fit, ranges before the rest', () => {
+    const found = candidates('SELECT store_id FROM orders WHERE created_at > $1 AND total >= $2');
+    expect(found).toContain('public.orders (created_at, total, store_id)');
+    expect(found).toContain('public.orders (total, created_at, store_id)');
+    expect(found).toContain('public.orders (created_at) INCLUDE (total, store_id)');
+    // Four columns do not fit in three keys: INCLUDE only.
+    const wide = candidates('SELECT store_id, note FROM orders WHERE created_at > $1 AND total >= $2');
+    expect(wide.filter((c) => /^public\.orders \(created_at, total, /.test(c))).toEqual([]);
+    expect(candidates('SELECT store_id FROM orders WHERE created_at > $1 AND total >= $2', { maxColumns: 2 })).not.toContain(
+      'public.orders (created_at, total, store_id)',
+    );
+  });
+
+  it('puts the grouping columns ahead of the equalities in one candidate', () => {
+    const found = candidates('SELECT store_id, count(*) FROM orders WHERE status = $1 GROUP BY store_id');
+    expect(found).toContain('public.orders (store_id, status)');
+    expect(found).toContain('public.orders (status, store_id)');
+  });
+
   it('adds no covering variant when the query reads every column, or more than four others', () => {
     expect(candidates('SELECT * FROM orders WHERE customer_id = $1').some((c) => c.includes('INCLUDE'))).toBe(false);
     expect(candidates('SELECT id, total, status, note, created_at FROM orders WHERE customer_id = $1').some((c) => c.includes('INCLUDE'))).toBe(false);
