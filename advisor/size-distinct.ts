@@ -153,7 +153,7 @@ export type Shares = { share: number; values: number }[];
  * Evening them out can only make more values appear among a group's rows (more combinations, a
  * larger index), and keeps the work to a few dozen classes a column.
  */
-const STEP = Math.log(1.25);
+const STEP = Math.log(1.5);
 
 /** The column's classes by the tuples of its table, kept per column: its candidates ask again. */
 const sharesSeen = new WeakMap<ColumnSize, Map<number, Shares>>();

@@ -139,8 +139,6 @@ function valueGroups(keys: ColumnSize[], present: boolean[], rows: number, tuple
   const logMiss = share.map((p) => Math.log1p(-Math.min(p, 1)));
   const rowsBelow = [0];
   for (const s of shares) rowsBelow.push(rowsBelow[rowsBelow.length - 1]! + s.values * s.share);
-  rowsAt.fill(0);
-  hitAt.fill(0);
   let low = LAMBDA_KEYS;
   let high = -1;
   let single = 0;
@@ -161,6 +159,8 @@ function valueGroups(keys: ColumnSize[], present: boolean[], rows: number, tuple
   const byRows = new GroupsByRows();
   if (single > 0) byRows.add(single, 1);
   for (let key = low; key <= high; key++) if (hitAt[key]! > 0) forEachCount(rowsAt[key]!, hitAt[key]!, (values, n) => byRows.add(values, n));
+  rowsAt.fill(0, low, high + 1);
+  hitAt.fill(0, low, high + 1);
   return byRows.list();
 }
 
