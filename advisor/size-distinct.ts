@@ -9,11 +9,22 @@
 // column's values are given here as classes of equally common ones (valueShares).
 import type { ColumnSize } from './sizing-tuple.js';
 
-/** The non-common rows in histogram buckets of equal rows, with the distinct values each range can hold (scaled to `distinct`). */
+/**
+ * How far a bucket's rows may be from an equal share: ANALYZE draws its bounds from about 300
+ * sampled rows a bucket (300 × the statistics target rows, as many buckets as the target), so a
+ * bucket's share of the table is known to about 1/√300 (6%); twice that is taken.
+ */
+const BUCKET_SLACK = 2 / Math.sqrt(300);
+
+/**
+ * The non-common rows in histogram buckets of equal rows, with the distinct values each range can
+ * hold (scaled to `distinct`). A range narrower than its rows by no more than the sampling error
+ * is not taken to repeat values: it may simply hold fewer rows (a unique column's buckets do).
+ */
 export function buckets(bounds: number[], rows: number, distinct: number): { rows: number; distinct: number }[] {
   if (bounds.length < 3) return [{ rows, distinct }];
   const each = rows / (bounds.length - 1);
-  const room = bounds.slice(1).map((hi, i) => Math.max(1, Math.min(hi - bounds[i]!, each)));
+  const room = bounds.slice(1).map((hi, i) => Math.max(1, Math.min((hi - bounds[i]!) * (1 + BUCKET_SLACK), each)));
   const scale = Math.min(1, distinct / room.reduce((s, r) => s + r, 0));
   return room.map((r) => ({ rows: each, distinct: Math.max(1, r * scale) }));
 }

@@ -37,6 +37,14 @@ describe('histogram buckets', () => {
       ),
     ).toBeLessThanOrEqual(1_500 + 1e-6);
   });
+
+  it('take a range a little narrower than its rows as holding fewer rows, not repeats: the bounds come from a sample', () => {
+    // a unique column: 1,500 rows a bucket on average, one range of 1,392 values by the sample
+    const unique = buckets([0, 1_392, 3_000, 4_500], 4_500, 4_500);
+    expect(unique[0]!.distinct).toBe(1_500);
+    // a range far narrower than its rows does repeat its values
+    expect(buckets([0, 10, 3_000, 4_500], 4_500, 4_500)[0]!.distinct).toBeLessThan(20);
+  });
 });
 
 describe("ANALYZE's distinct count", () => {
