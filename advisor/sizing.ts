@@ -19,7 +19,7 @@
 // The measured errors are in docs/index-sizes.md.
 import { estimateGinSize } from './sizing-gin.js';
 import { buckets, combinedShares, forEachCount, groupClasses, type Shares } from './size-distinct.js';
-import { tupleBytes, type ColumnSize } from './sizing-tuple.js';
+import { pageEndTupleBytes, tupleBytes, type ColumnSize } from './sizing-tuple.js';
 import type { IndexShape, SizeEstimate } from './index-shape.js';
 
 export type { ColumnSize, TypeLayout } from './sizing-tuple.js';
@@ -261,6 +261,7 @@ function perPage(size: number, posting: number, free: number, leaf: boolean): nu
 /**
  * Average pivot tuple above the leaves: suffix truncation keeps the key columns needed to tell the
  * last tuple of a leaf from the first of the next, and a heap pointer when all of them are equal.
+ * That first tuple of the next leaf is the one that did not fit on the last: wider than the average.
  */
 function pivotBytes(keys: ColumnSize[], tuples: number): number {
   let bytes = 0;
@@ -268,13 +269,13 @@ function pivotBytes(keys: ColumnSize[], tuples: number): number {
   for (let j = 1; j <= keys.length; j++) {
     const differ = Math.min(1, distinctCombinations(keys.slice(0, j), tuples) / Math.max(tuples, 1));
     const allPresent = keys.slice(0, j).map(() => true);
-    bytes += (differ - told) * tupleBytes(keys.slice(0, j), allPresent);
+    bytes += (differ - told) * pageEndTupleBytes(keys.slice(0, j), allPresent);
     told = differ;
   }
   return (
     bytes +
     (1 - told) *
-      (tupleBytes(
+      (pageEndTupleBytes(
         keys,
         keys.map(() => true),
       ) +
