@@ -5,12 +5,26 @@
 // 47,472, 12,767 for 18,905). Fewer distinct values mean more deduplication and a smaller index,
 // so the count is first taken back to the one that, drawn at random, would have made ANALYZE
 // report what it did.
+// The later key columns of an index split each first-column value's rows by their own values: a
+// column's values are given here as classes of equally common ones (valueShares).
+import type { ColumnSize } from './sizing-tuple.js';
 
-/** The non-common rows in histogram buckets of equal rows, with the distinct values each range can hold (scaled to `distinct`). */
+/**
+ * How far a bucket's rows may be from an equal share: ANALYZE draws its bounds from about 300
+ * sampled rows a bucket (300 × the statistics target rows, as many buckets as the target), so a
+ * bucket's share of the table is known to about 1/√300 (6%); twice that is taken.
+ */
+const BUCKET_SLACK = 2 / Math.sqrt(300);
+
+/**
+ * The non-common rows in histogram buckets of equal rows, with the distinct values each range can
+ * hold (scaled to `distinct`). A range narrower than its rows by no more than the sampling error
+ * is not taken to repeat values: it may simply hold fewer rows (a unique column's buckets do).
+ */
 export function buckets(bounds: number[], rows: number, distinct: number): { rows: number; distinct: number }[] {
   if (bounds.length < 3) return [{ rows, distinct }];
   const each = rows / (bounds.length - 1);
-  const room = bounds.slice(1).map((hi, i) => Math.max(1, Math.min(hi - bounds[i]!, each)));
+  const room = bounds.slice(1).map((hi, i) => Math.max(1, Math.min((hi - bounds[i]!) * (1 + BUCKET_SLACK), each)));
   const scale = Math.min(1, distinct / room.reduce((s, r) => s + r, 0));
   return room.map((r) => ({ rows: each, distinct: Math.max(1, r * scale) }));
 }
@@ -140,4 +154,86 @@ export function correctedDistinct(s: DistinctInputs): number {
     else hi = mid;
   }
   return hi + s.mcvFreqs.length;
+}
+
+/** `values` values that each hold a share `share` of the rows. */
+export type Shares = { share: number; values: number }[];
+
+/**
+ * Shares (or row counts) less than this factor apart are taken as one class at their average.
+ * Evening them out can only make more values appear among a group's rows (more combinations, a
+ * larger index), and keeps the work to a few dozen classes a column.
+ */
+const STEP = Math.log(1.5);
+
+/** The column's classes by the tuples of its table, kept per column: its candidates ask again. */
+const sharesSeen = new WeakMap<ColumnSize, Map<number, Shares>>();
+
+/**
+ * How a column's non-NULL rows share its values: each most common value its own frequency, the
+ * rest spread over the integer histogram's buckets by the values each range can hold, or evenly
+ * over the other distinct values (even shares make the most combinations, the cautious reading).
+ */
+export function valueShares(c: ColumnSize, tuples: number): Shares {
+  let seen = sharesSeen.get(c);
+  if (!seen) sharesSeen.set(c, (seen = new Map()));
+  let shares = seen.get(tuples);
+  if (!shares) seen.set(tuples, (shares = readShares(c, tuples)));
+  return shares;
+}
+
+function readShares(c: ColumnSize, tuples: number): Shares {
+  const nonNull = Math.max(1 - c.nullFrac, 1e-9);
+  const rows = Math.max(tuples * nonNull, 1);
+  const out: Shares = [];
+  let rest = 1;
+  for (const f of c.mcvFreqs ?? []) {
+    const share = Math.min(f / nonNull, rest);
+    if (share <= 0) continue;
+    out.push({ share, values: 1 });
+    rest -= share;
+  }
+  const others = Math.max(c.distinct - out.length, 1);
+  if (rest > 1e-9) for (const b of buckets(c.bounds ?? [], rest * rows, others)) out.push({ share: b.rows / rows / b.distinct, values: b.distinct });
+  return classes(out);
+}
+
+/** The classes of the combinations of several columns' values, the columns taken as independent. */
+export function combinedShares(columns: ColumnSize[], tuples: number): Shares {
+  let out: Shares = [{ share: 1, values: 1 }];
+  for (const c of columns) {
+    const next: Shares = [];
+    for (const a of out) for (const b of valueShares(c, tuples)) next.push({ share: a.share * b.share, values: a.values * b.values });
+    out = classes(next);
+  }
+  return out;
+}
+
+/** Shares within STEP of each other as one class, the rarest first. */
+const classes = (shares: Shares): Shares =>
+  evenOut(
+    shares,
+    (s) => s.share,
+    (share, values) => ({ share, values }),
+  ).sort((a, b) => a.share - b.share);
+
+/** Groups of rows within STEP of each other's row count as one, of their average rows. */
+export const groupClasses = (groups: Groups): Groups =>
+  evenOut(
+    groups,
+    (g) => g.rows,
+    (rows, values) => ({ values, rows }),
+  );
+
+/** Items whose size is within STEP of each other merged, at their average size weighted by their values. */
+function evenOut<T extends { values: number }>(items: T[], size: (t: T) => number, make: (size: number, values: number) => T): T[] {
+  const byStep = new Map<number, { mass: number; values: number }>();
+  for (const t of items) {
+    const step = Math.floor(Math.log(size(t)) / STEP);
+    const c = byStep.get(step) ?? { mass: 0, values: 0 };
+    c.mass += size(t) * t.values;
+    c.values += t.values;
+    byStep.set(step, c);
+  }
+  return [...byStep.values()].map((c) => make(c.mass / c.values, c.values));
 }

@@ -2,7 +2,7 @@
 // distinct count ANALYZE reported taken back to the one behind it. Pure arithmetic; sizing.test.ts
 // measures what it does to built index sizes.
 import { describe, expect, it } from 'vitest';
-import { buckets, correctedDistinct, randomCounts } from './size-distinct.js';
+import { buckets, combinedShares, correctedDistinct, randomCounts, valueShares } from './size-distinct.js';
 
 const sum = (groups: { values: number; rows: number }[], f: (g: { values: number; rows: number }) => number) => groups.reduce((s, g) => s + f(g), 0);
 
@@ -37,6 +37,14 @@ describe('histogram buckets', () => {
       ),
     ).toBeLessThanOrEqual(1_500 + 1e-6);
   });
+
+  it('take a range a little narrower than its rows as holding fewer rows, not repeats: the bounds come from a sample', () => {
+    // a unique column: 1,500 rows a bucket on average, one range of 1,392 values by the sample
+    const unique = buckets([0, 1_392, 3_000, 4_500], 4_500, 4_500);
+    expect(unique[0]!.distinct).toBe(1_500);
+    // a range far narrower than its rows does repeat its values
+    expect(buckets([0, 10, 3_000, 4_500], 4_500, 4_500)[0]!.distinct).toBeLessThan(20);
+  });
 });
 
 describe("ANALYZE's distinct count", () => {
@@ -51,5 +59,30 @@ describe("ANALYZE's distinct count", () => {
   it('is kept when ANALYZE read every row, or when values repeat many times', () => {
     expect(correctedDistinct({ ...inputs, sampleRows: 300_000, distinct: 40_492 })).toBe(40_492);
     expect(correctedDistinct({ ...inputs, distinct: 100 })).toBe(100);
+  });
+});
+
+describe("a column's values by their shares", () => {
+  const INT4 = { len: 4, align: 4, dedup: true };
+  const skewed = { avgWidth: 4, nullFrac: 0.2, distinct: 1_000, layout: INT4, mcvFreqs: [0.4, 0.2, 0.1, 0.0001] };
+  const shares = (list: { share: number; values: number }[]) => ({
+    rows: list.reduce((s, c) => s + c.share * c.values, 0),
+    values: list.reduce((s, c) => s + c.values, 0),
+  });
+
+  it('keep every non-NULL row and every distinct value, the common ones apart from the rest', () => {
+    const list = valueShares(skewed, 100_000);
+    expect(shares(list).rows).toBeCloseTo(1, 9);
+    expect(shares(list).values).toBeCloseTo(1_000, 6);
+    // 0.4 of the 0.8 non-NULL rows: a value of its own, not averaged with the tail
+    expect(list.find((c) => c.values === 1 && Math.abs(c.share - 0.5) < 1e-9)).toBeDefined();
+    expect(list.map((c) => c.share)).toEqual([...list.map((c) => c.share)].sort((a, b) => a - b));
+  });
+
+  it('multiply for several columns, their combinations keeping every row', () => {
+    const both = combinedShares([skewed, { ...skewed, nullFrac: 0, distinct: 50 }], 100_000);
+    expect(shares(both).rows).toBeCloseTo(1, 9);
+    expect(shares(both).values).toBeCloseTo(50_000, 3);
+    expect(both.length).toBeLessThan(100);
   });
 });

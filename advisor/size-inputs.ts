@@ -57,7 +57,7 @@ export function sizeInputs(snapshot: Snapshot): SizeInputs {
     const samples = width ? weightedSamples(arrayItems(v.most_common_vals), numbers(v.most_common_freqs), arrayItems(v.histogram_bounds), base.nullFrac) : [];
     const elems = numbers(v.elem_count_histogram);
     const mcvFreqs = numbers(v.most_common_freqs);
-    const bounds = INTEGER_TYPES.has(type) ? numbers(v.histogram_bounds) : [];
+    const bounds = INTEGER_TYPES.has(type) ? numbers(v.histogram_bounds) : type === 'date' ? days(v.histogram_bounds) : [];
     const rows = Math.max(reltuples.get(`${schema}.${table}`) ?? 0, 0);
     const distinct = correctedDistinct({ rows, sampleRows, distinct: base.distinct, nullFrac: base.nullFrac, mcvFreqs, bounds });
     return {
@@ -102,6 +102,17 @@ function expressionSize(index: SizedIndex, names: string[], column: (s: string, 
 }
 
 const INTEGER_TYPES = new Set(['smallint', 'integer', 'bigint']);
+
+/**
+ * A date histogram's bounds as day numbers, which count the values a range can hold as an
+ * integer's do. The snapshot reads them in DateStyle ISO; anything else (BC, infinity) leaves the
+ * histogram unread, and the values not most common are then taken as equally common.
+ */
+function days(value: unknown): number[] {
+  const items = arrayItems(value);
+  const out = items.map((d) => (d && /^\d{4}-\d{2}-\d{2}$/.test(d) ? Date.parse(`${d}T00:00:00Z`) / 86_400_000 : NaN));
+  return out.every(Number.isFinite) ? out : [];
+}
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

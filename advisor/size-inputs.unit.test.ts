@@ -11,6 +11,8 @@ const snapshot = {
     { schema: 'public', table: 't', name: 'code', type: 'character varying(8)', category: 'S', notNull: true },
     { schema: 'public', table: 't', name: 'amount', type: 'numeric(10,2)', category: 'N', notNull: true },
     { schema: 'public', table: 't', name: 'state', type: 'order_state', category: 'E', notNull: true },
+    { schema: 'public', table: 't', name: 'joined', type: 'date', category: 'D', notNull: true },
+    { schema: 'public', table: 't', name: 'opened', type: 'date', category: 'D', notNull: true },
   ],
   stats: [
     {
@@ -26,6 +28,20 @@ const snapshot = {
       column: 'amount',
       inherited: false,
       values: { avg_width: 7, null_frac: 0, n_distinct: 10, most_common_vals: '{12.25,0.00}', most_common_freqs: '{0.5,0.5}' },
+    },
+    {
+      schema: 'public',
+      table: 't',
+      column: 'joined',
+      inherited: false,
+      values: { avg_width: 4, null_frac: 0, n_distinct: 40, histogram_bounds: '{2024-02-27,2024-03-01,2025-01-01}' },
+    },
+    {
+      schema: 'public',
+      table: 't',
+      column: 'opened',
+      inherited: false,
+      values: { avg_width: 4, null_frac: 0, n_distinct: 40, histogram_bounds: '{"2024-02-27 BC",2024-03-01,infinity}' },
     },
   ],
 } as unknown as Snapshot;
@@ -51,6 +67,12 @@ describe('column inputs', () => {
     // 12.25 is two digits (12, 2500): 3 + 4 bytes; zero has none: 3 bytes
     expect(new Set(stat('amount').widths)).toEqual(new Set([7, 3]));
     expect(stat('amount').layout?.dedup).toBe(false);
+  });
+
+  it('read a date histogram as day numbers, so a bucket holds as many values as its range has days', () => {
+    expect(stat('joined').bounds).toEqual([19780, 19783, 20089]);
+    // a bound that is no plain date: no histogram, the values taken as equally common
+    expect(stat('opened').bounds).toBeUndefined();
   });
 
   it('take an enum as a 4-byte value and say when a column has no statistics', () => {

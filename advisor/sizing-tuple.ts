@@ -88,10 +88,26 @@ const SHORT_MAX = 127;
  * known only on average gets the average padding, 3.5 bytes.
  */
 export function tupleBytes(columns: ColumnSize[], present: boolean[]): number {
+  const sizes = sampledTupleBytes(columns, present);
+  return sizes.reduce((s, x) => s + x, 0) / sizes.length + widthCorrections(columns, present);
+}
+
+/**
+ * Average bytes of the tuple a page ends on. A page is closed by the tuple that crosses its fill
+ * line, and a wide tuple crosses it more often than a narrow one: each sampled size counts by its
+ * bytes (Σ size² / Σ size). That tuple moves to the next page and its key becomes the pivot above.
+ */
+export function pageEndTupleBytes(columns: ColumnSize[], present: boolean[]): number {
+  const sizes = sampledTupleBytes(columns, present);
+  return sizes.reduce((s, x) => s + x * x, 0) / sizes.reduce((s, x) => s + x, 0) + widthCorrections(columns, present);
+}
+
+/** The bytes of a tuple for each sampled width (one tuple of average widths when none is sampled). */
+function sampledTupleBytes(columns: ColumnSize[], present: boolean[]): number[] {
   const anyNull = present.some((p) => !p);
   const header = anyNull ? 16 : 8;
   const samples = Math.max(1, ...columns.map((c, i) => (present[i] && (c.layout?.len ?? -1) < 0 ? (c.widths?.length ?? 0) : 0)));
-  let total = 0;
+  const out: number[] = [];
   for (let k = 0; k < samples; k++) {
     let offset = header;
     let unsampled = false;
@@ -108,10 +124,13 @@ export function tupleBytes(columns: ColumnSize[], present: boolean[]): number {
       offset += width;
     });
     // A width known only on average: the padding a varied width gets on average.
-    total += unsampled ? offset + (MAXALIGN - 1) / 2 : alignUp(offset, MAXALIGN);
+    out.push(unsampled ? offset + (MAXALIGN - 1) / 2 : alignUp(offset, MAXALIGN));
   }
-  return total / samples + columns.reduce((s, c, i) => s + (present[i] && (c.layout?.len ?? -1) < 0 ? widthCorrection(c) : 0), 0);
+  return out;
 }
+
+const widthCorrections = (columns: ColumnSize[], present: boolean[]) =>
+  columns.reduce((s, c, i) => s + (present[i] && (c.layout?.len ?? -1) < 0 ? widthCorrection(c) : 0), 0);
 
 /**
  * The k-th sampled width. pg_stats.avg_width, truncated to whole bytes, is taken as half a byte

@@ -33,6 +33,9 @@ const CASES: { name: string; on: string; unique?: boolean; over?: number }[] = [
   { name: 'with_include', on: 'sized (few) INCLUDE (amount, email)' },
   { name: 'aligned_include', on: 'sized (customer, day) INCLUDE (id, amount)' },
   { name: 'power_law_and_text', on: 'sized (customer, status)' },
+  { name: 'skewed_pair', on: 'sized (store, joined)' },
+  { name: 'skewed_pair_reversed', on: 'sized (joined, store)' },
+  { name: 'skewed_pair_timestamps', on: 'sized (store, joined_at)' },
   { name: 'partial', on: `sized (email) WHERE status = 'new'` },
   { name: 'partial_repeats', on: `sized (few) WHERE status <> 'refunded'` },
   { name: 'fillfactor_70', on: 'sized (id) WITH (fillfactor = 70)' },
@@ -50,7 +53,8 @@ beforeAll(async () => {
   server = await startPostgres({ statStatements: false });
   await server.query(`
     CREATE TABLE sized (id int NOT NULL, big bigint, few int, skewed int, customer int, triples int, sparse int, day timestamp, amount numeric(10, 2),
-      hash text, email text, status text, wide text, long_note text, tags int[], utags int[], ttags text[], doc jsonb);
+      hash text, email text, status text, wide text, long_note text, tags int[], utags int[], ttags text[], doc jsonb,
+      store int, joined date, joined_at timestamp);
     INSERT INTO sized
     SELECT g, g::bigint * 7919, g % 7, (random() ^ 4 * 20000)::int, 1 + floor(17999 * random() ^ 2.5)::int, (random() * ${ROWS / 3})::int,
       CASE WHEN g % 10 < 8 THEN NULL ELSE g END,
@@ -59,7 +63,11 @@ beforeAll(async () => {
       md5(g::text), 'user' || g || '@example.com', (ARRAY['new', 'paid', 'sent', 'refunded', 'returned'])[1 + (g % 20 = 0)::int * 3 + (g % 20 <> 0)::int * (g % 3)],
       repeat(md5(g::text), 1 + g % 6), CASE WHEN g % 10 = 0 THEN repeat('note ' || (g % 100) || ' ', 80) END,
       ARRAY[g % 100, g % 37, g % 1000], ARRAY[g % 10, g], ARRAY['tag' || (g % 20), 'word' || (g % 500)],
-      jsonb_build_object('kind', g % 5, 'ref', g, 'tag', 't' || (g % 50))
+      jsonb_build_object('kind', g % 5, 'ref', g, 'tag', 't' || (g % 50)),
+      -- as the benchmark's customers: 100 stores and 3,650 days, both skewed, the days to recent ones;
+      -- the same days as timestamps, whose histogram does not say how many values a range holds
+      1 + floor(100 * random() ^ 2)::int, date '2025-12-31' - floor(3650 * random() ^ 3)::int,
+      timestamp '2025-12-31' - floor(3650 * random() ^ 3) * interval '1 day'
     FROM generate_series(1, ${ROWS}) g;
     ANALYZE sized;`);
   measured = await measureSizeErrors(

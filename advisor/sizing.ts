@@ -9,13 +9,17 @@
 //   list's own bytes counting as free: suffix truncation drops them from the high key), and its
 //   last tuple moves to the next leaf; internal pages are filled to 70%;
 // - one metapage.
-// Several key columns are taken as independent, which can only over-count their combinations
-// (fewer duplicates, a larger index). Where the statistics cannot tell (an expression without
-// statistics, compressible wide values, GIN), the estimate leans high and says so: `exact: false`.
+// Several key columns are taken as independent: each first-column value's rows are split over the
+// later columns' values as random draws with those values' own shares would split them (a common
+// value getting its many rows, the long tail a row here and there). Evening shares out where the
+// statistics give only an average (values beyond the most common and the histogram) can only add
+// combinations: more keys, fewer duplicates, a larger index. Where the statistics cannot tell (an
+// expression without statistics, compressible wide values, GIN), the estimate leans high and says
+// so: `exact: false`.
 // The measured errors are in docs/index-sizes.md.
 import { estimateGinSize } from './sizing-gin.js';
-import { buckets, forEachCount } from './size-distinct.js';
-import { tupleBytes, type ColumnSize } from './sizing-tuple.js';
+import { buckets, combinedShares, forEachCount, groupClasses, type Shares } from './size-distinct.js';
+import { pageEndTupleBytes, tupleBytes, type ColumnSize } from './sizing-tuple.js';
 import type { IndexShape, SizeEstimate } from './index-shape.js';
 
 export type { ColumnSize, TypeLayout } from './sizing-tuple.js';
@@ -114,19 +118,76 @@ function distinctCombinations(keys: ColumnSize[], rows: number): number {
  * its most common values with their own frequencies, the other values sharing the remaining rows,
  * spread over the integer histogram's buckets by how many values each bucket's range can hold, and
  * within a bucket as random draws would (size-distinct.ts). Each of those groups of rows is then
- * spread at random over the combinations of the other key columns. NULLs are one value.
+ * split by the other key columns' values, drawn at random with their own shares: a value holding a
+ * share p of the rows gets about n·p of a group's n rows, and is missing from it with the chance
+ * (1 - p)^n. NULLs are one value.
  */
 function valueGroups(keys: ColumnSize[], present: boolean[], rows: number, tuples: number): Groups {
   const [first, ...others] = keys;
   const firstGroups = present[0] ? columnGroups(first!, rows, tuples) : [{ values: 1, rows }];
-  const combinations = others.reduce((p, c, i) => p * (present[i + 1] ? effectiveDistinct(c) : 1), 1);
-  if (combinations <= 1) return firstGroups;
-  // Of `combinations` equally likely ones, those a group's rows hit at least once.
-  const hit = (n: number) => combinations * -Math.expm1(n * Math.log1p(-1 / combinations));
+  const shares = combinedShares(
+    others.filter((_, i) => present[i + 1]),
+    tuples,
+  );
+  if (shares.length === 1 && shares[0]!.values <= 1) return firstGroups;
+  // A value expecting λ = n·p of a group's rows holds them as random draws do, the same spread for
+  // the same λ: the (group, class) pairs are summed by λ to within 2% and spread once each. Classes
+  // rarer than that (shares ascending) are summed at once as keys of one row each.
+  const share = Float64Array.from(shares, (s) => s.share);
+  const shareValues = Float64Array.from(shares, (s) => s.values);
+  const logShare = share.map((p) => Math.log(p) * LAMBDA_STEPS);
+  const logMiss = share.map((p) => Math.log1p(-Math.min(p, 1)));
+  const rowsBelow = [0];
+  for (const s of shares) rowsBelow.push(rowsBelow[rowsBelow.length - 1]! + s.values * s.share);
+  let low = LAMBDA_KEYS;
+  let high = -1;
+  let single = 0;
+  for (const g of groupClasses(firstGroups)) {
+    let i = firstAtLeast(shares, RARE / g.rows);
+    single += g.values * g.rows * rowsBelow[i]!;
+    const logRows = Math.log(g.rows) * LAMBDA_STEPS + LAMBDA_KEYS / 2;
+    for (; i < shares.length; i++) {
+      const key = Math.round(logRows + logShare[i]!);
+      const values = g.values * shareValues[i]!;
+      rowsAt[key] = rowsAt[key]! + values * g.rows * share[i]!;
+      // Of the class's values, those the group's rows hit at least once.
+      hitAt[key] = hitAt[key]! - values * Math.expm1(g.rows * logMiss[i]!);
+      if (key < low) low = key;
+      if (key > high) high = key;
+    }
+  }
   const byRows = new GroupsByRows();
-  for (const g of firstGroups) forEachCount(g.rows, hit(g.rows), (values, n) => byRows.add(values * g.values, n));
+  if (single > 0) byRows.add(single, 1);
+  for (let key = low; key <= high; key++) if (hitAt[key]! > 0) forEachCount(rowsAt[key]!, hitAt[key]!, (values, n) => byRows.add(values, n));
+  rowsAt.fill(0, low, high + 1);
+  hitAt.fill(0, low, high + 1);
   return byRows.list();
 }
+
+/** Under this many rows of a group expected per value, each value it hits is taken as one row (more keys: never smaller). */
+const RARE = 0.01;
+
+/** The first of the shares (ascending) at least `share`. */
+function firstAtLeast(shares: Shares, share: number): number {
+  let lo = 0;
+  let hi = shares.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (shares[mid]!.share < share) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Steps of λ per unit of its logarithm: 50 puts those within 2% together. */
+const LAMBDA_STEPS = 50;
+/**
+ * Keys for λ from e^-40 to e^40, the rows and the hit values at each, reused by every call: λ is
+ * at least RARE and at most the table's rows, which a double holds below e^37.
+ */
+const LAMBDA_KEYS = 80 * LAMBDA_STEPS;
+const rowsAt = new Float64Array(LAMBDA_KEYS);
+const hitAt = new Float64Array(LAMBDA_KEYS);
 
 type Groups = { values: number; rows: number }[];
 
@@ -174,20 +235,6 @@ function readColumnGroups(c: ColumnSize, rows: number, tuples: number): Groups {
   return groups.list();
 }
 
-/**
- * How many equally common values would make rows meet as often as this column's do (the inverse
- * of the chance two rows share a value): fewer than its distinct values when some are common.
- */
-function effectiveDistinct(c: ColumnSize): number {
-  if (!c.mcvFreqs?.length) return Math.max(c.distinct, 1);
-  const nonNull = Math.max(1 - c.nullFrac, 1e-9);
-  const shares = c.mcvFreqs.map((f) => f / nonNull);
-  const rest = Math.max(0, 1 - shares.reduce((s, f) => s + f, 0));
-  const others = Math.max(c.distinct - shares.length, 1);
-  const meet = shares.reduce((s, f) => s + f * f, 0) + (rest * rest) / others;
-  return Math.max(1, Math.min(c.distinct, 1 / meet));
-}
-
 /** Leaf tuples for `values` keys of `rows` rows each: posting lists of at most MAX_POSTING bytes. */
 function addPostings(values: number, rows: number, kt: number, add: AddTuples): void {
   let most = Math.floor((MAX_POSTING - kt) / TID);
@@ -214,6 +261,7 @@ function perPage(size: number, posting: number, free: number, leaf: boolean): nu
 /**
  * Average pivot tuple above the leaves: suffix truncation keeps the key columns needed to tell the
  * last tuple of a leaf from the first of the next, and a heap pointer when all of them are equal.
+ * That first tuple of the next leaf is the one that did not fit on the last: wider than the average.
  */
 function pivotBytes(keys: ColumnSize[], tuples: number): number {
   let bytes = 0;
@@ -221,13 +269,13 @@ function pivotBytes(keys: ColumnSize[], tuples: number): number {
   for (let j = 1; j <= keys.length; j++) {
     const differ = Math.min(1, distinctCombinations(keys.slice(0, j), tuples) / Math.max(tuples, 1));
     const allPresent = keys.slice(0, j).map(() => true);
-    bytes += (differ - told) * tupleBytes(keys.slice(0, j), allPresent);
+    bytes += (differ - told) * pageEndTupleBytes(keys.slice(0, j), allPresent);
     told = differ;
   }
   return (
     bytes +
     (1 - told) *
-      (tupleBytes(
+      (pageEndTupleBytes(
         keys,
         keys.map(() => true),
       ) +
