@@ -20,7 +20,7 @@ import { hiddenStatisticsWarnings, withQueryStatisticsWarnings } from './hidden-
 import { startShadowServer } from '../shadow/server.js';
 import type { Snapshot } from '../snapshot/types.js';
 import { refusalReason } from '../shadow/statement.js';
-import { UsageCollector } from './usage.js';
+import { UsageCollector, type TableUsage } from './usage.js';
 import { annotateRecommendations, withSharedCandidates } from './workload.js';
 import type { AnalysisResult, AnalyzeOptions, PreparedQuery } from './types.js';
 import { buildShadow, canGrow, reuseShadow, type PreparedShadow } from './prepared-shadow.js';
@@ -101,7 +101,8 @@ export async function planSnapshot(whole: Snapshot, queries: QueryInput[], opts:
           indexes.flatMap((c) => c.oids),
         ),
       );
-    if (opts.whatIf) await opts.whatIf.run({ live: [...shadow.live.values()], candidatesOf: prepared.map((p) => p.candidates), cost, results });
+    const columns = prepared.map((p) => p.columns);
+    if (opts.whatIf) await opts.whatIf.run({ live: [...shadow.live.values()], candidatesOf: prepared.map((p) => p.candidates), cost, results, columns });
     const byStatement = new Map([...shadow.live.values()].map((c) => [`CREATE INDEX ON ${candidateTarget(c)}`, c]));
     // The tables a query concerns: those its plan reads and those of its candidates.
     const tables = results.map((r, i) => (r.plan ? new Set([...r.tablesUsed, ...prepared[i]!.candidates.map((c) => `${c.schema}.${c.table}`)]) : null));
@@ -109,6 +110,7 @@ export async function planSnapshot(whole: Snapshot, queries: QueryInput[], opts:
       tables,
       queries.map((q) => q.calls ?? 1),
       cost,
+      columns,
     );
     const workloadCost = Object.assign((statements: string[]) => plannedWorkload.perQuery(statements.flatMap((s) => byStatement.get(s) ?? [])), {
       plans: plannedWorkload.plans,
@@ -143,7 +145,7 @@ function prepareQueries(snapshot: Snapshot, queries: QueryInput[], options: Cand
     if (refused) return { candidates: [], error: refused, refused: true };
     try {
       const usages = new UsageCollector(tables).collect(q.query);
-      return { candidates: candidatesFor(usages, tables, options), error: undefined, refused: false };
+      return { candidates: candidatesFor(usages, tables, options), error: undefined, refused: false, columns: columnsRead(usages) };
     } catch (e) {
       return { candidates: [], error: `parse: ${(e as Error).message}`, refused: false };
     }
@@ -151,4 +153,16 @@ function prepareQueries(snapshot: Snapshot, queries: QueryInput[], options: Cand
   // Other queries' candidates that extend a query's own are tried on it too: the workload's choice needs them.
   const shared = withSharedCandidates(prepared.map((p) => p.candidates));
   return prepared.map((p, i) => ({ ...p, candidates: p.refused ? [] : shared[i]! }));
+}
+
+/** The columns a query reads per table, every reference to a table together. */
+function columnsRead(usages: TableUsage[]): Map<string, Set<string> | null> {
+  const out = new Map<string, Set<string> | null>();
+  for (const u of usages) {
+    const table = `${u.schema}.${u.table}`;
+    const known = out.get(table);
+    if (known === null) continue;
+    out.set(table, u.referenced === null ? null : new Set([...(known ?? []), ...u.referenced]));
+  }
+  return out;
 }

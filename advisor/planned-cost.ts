@@ -1,8 +1,10 @@
 // The workload's cost of a set of candidate indexes as the shadow plans it: Σ cost × calls, each
-// query planned with the candidates on the tables it concerns valid and no other. An index on a
-// table a query does not read cannot change its plan, so a query is planned once per distinct set
-// of the indexes that concern it: a search that changes one table's indexes plans again only the
-// queries reading that table.
+// query planned with the candidates that concern it valid and no other. An index on a table a
+// query does not read cannot change its plan, nor can a full index none of whose columns the query
+// reads there (no condition, join, sort or covered read can use it), so a query is planned once per
+// distinct set of the indexes that concern it: a search that changes one index plans again only
+// the queries that read one of its columns. A partial index, and any index for a query that reads
+// no column of the table (a count(*) can scan the smallest index), concerns every query on it.
 import { candidateKey } from './candidates.js';
 import type { LiveCandidate } from './live-candidates.js';
 
@@ -16,13 +18,20 @@ export interface PlannedCost {
 
 /**
  * `tables[i]`: the tables (schema.table) query i concerns, null when it is not planned; `cost(i,
- * indexes)`: its cost planned with exactly these candidates.
+ * indexes)`: its cost planned with exactly these candidates; `columns[i]`: per table, the columns
+ * query i reads there (null: every column; absent: not known, every index concerns it).
  */
 export function plannedCost(
   tables: (ReadonlySet<string> | null)[],
   calls: number[],
   cost: (query: number, indexes: LiveCandidate[]) => Promise<number>,
+  columns: (ReadonlyMap<string, ReadonlySet<string> | null> | undefined)[] = [],
 ): PlannedCost {
+  const concerns = (i: number, c: LiveCandidate, table: string) => {
+    const read = columns[i]?.get(table);
+    if (!read || read.size === 0 || c.predicate !== null) return true;
+    return c.keys.some((k) => read.has(k)) || c.include.some((k) => read.has(k));
+  };
   const cache = new Map<string, number>();
   const perQuery = async (indexes: LiveCandidate[]) => {
     const costs: number[] = [];
@@ -31,7 +40,10 @@ export function plannedCost(
         costs.push(0);
         continue;
       }
-      const mine = indexes.filter((c) => used.has(`${c.schema}.${c.table}`));
+      const mine = indexes.filter((c) => {
+        const table = `${c.schema}.${c.table}`;
+        return used.has(table) && concerns(i, c, table);
+      });
       const key = `${i}|${mine.map(candidateKey).sort().join(';')}`;
       let c = cache.get(key);
       if (c === undefined) {

@@ -73,6 +73,8 @@ export interface WhatIf {
   /** The query's cost (as the advisor compares costs) with these candidates and no other. */
   cost(query: number, indexes: LiveCandidate[]): Promise<number>;
   results: PlannedQuery[];
+  /** Per query, the columns it reads per table, as the advisor's planned cost uses them (planned-cost.ts). */
+  columns: (Map<string, Set<string> | null> | undefined)[];
 }
 
 export interface WhatIfHook {
@@ -93,4 +95,6 @@ export interface PreparedQuery {
   error: string | undefined;
   /** Not exactly one plannable statement: never sent to the shadow. */
   refused: boolean;
+  /** Per table it reads (schema.table), the columns it reads there; null: every column (`*`). */
+  columns?: Map<string, Set<string> | null>;
 }

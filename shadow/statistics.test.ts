@@ -2,7 +2,8 @@
 // candidate indexes can number thousands, and each restore locks its relation until its statement
 // ends, more than the server's lock table holds at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startShadowServer, type ShadowServer } from './server.js';
+import { startShadowServer } from './server.js';
+import type { ShadowServer } from './types.js';
 import { ShadowSession } from './session.js';
 import { restoreRelationsStats } from './statistics.js';
 

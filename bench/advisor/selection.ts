@@ -89,7 +89,7 @@ async function compare(
   for (const pct of options.budgets ?? BUDGETS_PCT) {
     const maxBytes = Math.floor((dataBytes * pct) / 100);
     // Each selection on a what-if cache of its own: its time includes every plan it asks for.
-    const oursPlans = whatIfCost(w, calls);
+    const oursPlans = whatIfCost(w, calls, { byColumns: true });
     let t = performance.now();
     const ours = asLive(
       (
@@ -102,7 +102,7 @@ async function compare(
     );
     const oursMs = performance.now() - t;
     const oursCost = (await shared(ours)) / base;
-    const fresh = whatIfCost(w, calls);
+    const fresh = whatIfCost(w, calls, { byColumns: true });
     t = performance.now();
     const theirs = await extend({ candidatesOf: w.candidatesOf, live, bytesOf, workloadCost: fresh, maxBytes });
     const theirsMs = performance.now() - t;
