@@ -6,19 +6,19 @@
 // - fill: add the index that lowers the workload's planned cost most per byte among those that
 //   still fit, or widen a chosen one into an index that extends it (its keys first, as Extend's
 //   steps do: a single-column index grown into the composite several queries share costs only
-//   the bytes it adds), again until no step does. Lazily, as CELF does: an index whose saving per byte at an
-//   earlier step was below the best of this step is not planned again (a saving seldom grows as
-//   indexes are added);
+//   the bytes it adds), again until no step does. Lazily, as CELF does: a step whose saving per
+//   byte at an earlier step was below the best of this step is not planned again (a saving seldom
+//   grows as indexes are added);
 // - swap: each chosen index in turn, the one saving least per byte first, dropped and the room it
 //   frees filled the same way without it; kept when the workload's planned cost falls, and the
 //   swaps start over from there.
 // Bounded: at most MAX_EVALUATIONS workload costs asked and MAX_PLANS plans (each workload cost plans
-// only the queries that read a table whose indexes changed, planned-cost.ts); when a bound is
-// reached the best set found so far is kept.
+// again only the queries that read a column of an index that changed, planned-cost.ts); when a
+// bound is reached the best set found so far is kept.
 
 /**
  * Workload costs the refinement asks for at most. Most are answered from plans already made (a
- * query is planned once per set of indexes on its tables), so plans are the real bound; this one
+ * query is planned once per set of the indexes that concern it), so plans are the real bound; this one
  * only keeps the bookkeeping of a huge pool in check. At 1,000 the swaps were cut short on an
  * 18-query workload long before its plans ran out.
  */
